@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion heaps: the architecture-specific part of uncached buffers.
+ *
+ * An uncached buffer (no ION_FLAG_CACHED) is mapped write-combined in user
+ * space and in the kernel's vmap by the core.  Some architectures also need
+ * the kernel's own linear-map alias of those pages to agree: x86's PAT
+ * forbids mapping the same RAM with conflicting attributes and downgrades
+ * such user mappings to write-back.  These two calls bring the linear map
+ * in line and back; the implementation lives in ion_cache_<arch>.c, other
+ * architectures get the no-op stubs below.
+ */
+#ifndef _ION_CACHE_H
+#define _ION_CACHE_H
+
+#include <linux/kconfig.h>
+#include <linux/scatterlist.h>
+
+#if IS_ENABLED(CONFIG_X86)
+int ion_cache_set_uncached(struct sg_table *sgt);
+int ion_cache_set_cached(struct sg_table *sgt);
+#else
+static inline int ion_cache_set_uncached(struct sg_table *sgt)
+{
+	return 0;
+}
+
+static inline int ion_cache_set_cached(struct sg_table *sgt)
+{
+	return 0;
+}
+#endif
+
+#endif /* _ION_CACHE_H */

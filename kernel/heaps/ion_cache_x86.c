@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion heaps: x86 linear-map attributes of uncached buffers.
+ *
+ * PAT keeps one memory type per page of RAM (in the page flags, not in the
+ * memtype tree that /sys/kernel/debug/x86/pat_memtype_list shows).  A user
+ * or vmap mapping asking for write-combining on RAM whose type is still
+ * write-back is silently given write-back (with a "map pfn RAM range req
+ * write-combining" warning for remap_pfn_range).  So an uncached buffer's
+ * pages are switched to WC in the linear map before anyone maps them, and
+ * back to WB before they return to their allocator.  The switch flushes the
+ * pages from the CPU caches, so no dirty line of the (zeroed) memory
+ * survives it.
+ *
+ * Built only on x86 (the whole file is conditional because the heap
+ * directory is compiled as a whole); other architectures use the stubs in
+ * ion_cache.h.
+ */
+#include <linux/kconfig.h>
+
+#if IS_ENABLED(CONFIG_X86)
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <asm/set_memory.h>
+
+#include "ion_cache.h"
+
+/* Every page of @sgt in one array, as the set_pages_array_*() calls want. */
+static struct page **ion_cache_pages(struct sg_table *sgt, int *count)
+{
+	struct sg_page_iter iter;
+	struct page **pages;
+	unsigned long n = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		n += sg->length >> PAGE_SHIFT;
+	if (WARN_ON_ONCE(!n || n > INT_MAX))
+		return NULL;
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	n = 0;
+	for_each_sgtable_page(sgt, &iter, 0)
+		pages[n++] = sg_page_iter_page(&iter);
+	*count = n;
+	return pages;
+}
+
+/**
+ * ion_cache_set_uncached() - make a buffer's linear map write-combined
+ * @sgt: the buffer's pages, whole pages only
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or -ENOMEM / -EINVAL with the attributes unchanged.
+ */
+int ion_cache_set_uncached(struct sg_table *sgt)
+{
+	struct page **pages;
+	int count, ret;
+
+	pages = ion_cache_pages(sgt, &count);
+	if (!pages)
+		return -ENOMEM;
+	ret = set_pages_array_wc(pages, count);
+	kvfree(pages);
+	return ret;
+}
+
+/**
+ * ion_cache_set_cached() - restore a buffer's linear map to write-back
+ * @sgt: the pages ion_cache_set_uncached() was called on
+ *
+ * Works entry by entry and allocates nothing, so it does not fail for lack
+ * of memory on the free path.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or -errno when some pages are still write-combined; the caller
+ * must then not give them back to their allocator.
+ */
+int ion_cache_set_cached(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret = 0;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		struct page *page = sg_page(sg);
+
+		if (PageHighMem(page))
+			continue;
+		ret = set_memory_wb((unsigned long)page_address(page),
+				    sg->length >> PAGE_SHIFT) ?: ret;
+	}
+	return ret;
+}
+
+#endif /* CONFIG_X86 */

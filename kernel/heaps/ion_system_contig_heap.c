@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the system-contig heap, physically contiguous pages from the buddy
+ * allocator.
+ *
+ * A buffer is one block of the order that covers its length (at most
+ * MAX_PAGE_ORDER, 4 MiB on x86 with 4 KiB pages); the block is split and
+ * the pages beyond the length go straight back.  A block of order n is
+ * aligned to its own size, so an alignment is honoured by asking for a
+ * block at least that large; an alignment no block can give is -EINVAL, a
+ * length no block can hold is -ENOMEM (so a heap mask falls back to the
+ * next heap).  Contiguous, so phys works and the sg table has one entry.
+ */
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "ion_heap.h"
+#include "ion_cache.h"
+#include "ion_heaps.h"
+
+#define ION_CONTIG_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
+			 __GFP_RETRY_MAYFAIL)
+
+static void ion_contig_put_pages(struct page *page, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		__free_page(page + i);
+}
+
+/* One zeroed, naturally aligned block of @order trimmed to @npages. */
+static struct page *ion_contig_get_pages(unsigned int order,
+					 unsigned long npages)
+{
+	struct page *page;
+
+	page = alloc_pages(ION_CONTIG_GFP, order);
+	if (!page)
+		return NULL;
+	split_page(page, order);
+	ion_contig_put_pages(page + npages, (1UL << order) - npages);
+	return page;
+}
+
+static int ion_contig_allocate(struct ion_heap *heap,
+			       struct ion_buffer *buffer, unsigned long len,
+			       unsigned long align, unsigned long flags)
+{
+	unsigned long npages = len >> PAGE_SHIFT;
+	unsigned int order = get_order(len);
+	struct sg_table *sgt;
+	struct page *page;
+	int ret;
+
+	if (order > MAX_PAGE_ORDER)
+		return -ENOMEM;
+	if (align > PAGE_SIZE)
+		order = max_t(unsigned int, order, get_order(align));
+	if (order > MAX_PAGE_ORDER)
+		return -EINVAL;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+
+	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free_sgt;
+	page = ion_contig_get_pages(order, npages);
+	if (!page) {
+		ret = -ENOMEM;
+		goto err_free_table;
+	}
+	sg_set_page(sgt->sgl, page, len, 0);
+	if (!(flags & ION_FLAG_CACHED)) {
+		ret = ion_cache_set_uncached(sgt);
+		if (ret)
+			goto err_put_pages;
+	}
+	buffer->sg_table = sgt;
+	return 0;
+
+err_put_pages:
+	ion_contig_put_pages(page, npages);
+err_free_table:
+	sg_free_table(sgt);
+err_free_sgt:
+	kfree(sgt);
+	return ret;
+}
+
+static void ion_contig_free(struct ion_buffer *buffer)
+{
+	struct sg_table *sgt = buffer->sg_table;
+	struct scatterlist *sg = sgt->sgl;
+
+	if (!(buffer->flags & ION_FLAG_CACHED) && ion_cache_set_cached(sgt))
+		/* Pages left write-combined must not be reused: leak them. */
+		pr_warn_ratelimited("ion: %s: cannot restore %u bytes to write-back, leaking them\n",
+				    buffer->heap->name, sg->length);
+	else
+		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static int ion_contig_phys(struct ion_heap *heap, struct ion_buffer *buffer,
+			   phys_addr_t *addr, size_t *len)
+{
+	struct scatterlist *sg = buffer->sg_table->sgl;
+
+	*addr = page_to_phys(sg_page(sg));
+	*len = sg->length;
+	return 0;
+}
+
+static const struct ion_heap_ops ion_contig_heap_ops = {
+	.allocate = ion_contig_allocate,
+	.free = ion_contig_free,
+	.phys = ion_contig_phys,
+};
+
+static struct ion_heap ion_contig_heap = {
+	.name = ION_SYSTEM_CONTIG_HEAP_NAME,
+	.type = ION_HEAP_TYPE_SYSTEM_CONTIG,
+	.id = ION_HEAP_TYPE_SYSTEM_CONTIG,
+	.ops = &ion_contig_heap_ops,
+};
+
+/**
+ * ion_system_contig_heap_init() - register the system-contig heap
+ *
+ * Context: Process context (module init).
+ * Return: 0 or the -errno of ion_device_add_heap().
+ */
+int ion_system_contig_heap_init(void)
+{
+	return ion_device_add_heap(&ion_contig_heap);
+}
+
+/**
+ * ion_system_contig_heap_exit() - unregister the system-contig heap
+ *
+ * Context: Process context (module exit).
+ */
+void ion_system_contig_heap_exit(void)
+{
+	ion_device_remove_heap(&ion_contig_heap);
+}
