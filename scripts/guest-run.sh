@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Boot ion's test guest under QEMU (TCG) and run the tests, the demo or a
+# shell.  Never touches the host kernel.
+#
+# Usage: scripts/guest-run.sh check|demo|shell|rig
+#
+# Environment:
+#   KVER           kernel version (default: scripts/deps.sh --kver)
+#   BUILD          build directory (default: build)
+#   TESTS          grep -E pattern: run only the tests whose name matches
+#   IOMMU_TESTS    pattern of tests that 'check' runs a second time in a guest
+#                  booted with -device intel-iommu and intel_iommu=on
+#                  (default: tests named *dma* or *edu*); empty: no second boot
+#   RIG_IOMMU=1    boot the (first) guest with the IOMMU as well
+#   RIG_EDU=0      leave out QEMU's edu PCI device (present by default)
+#   RIG_TIMEOUT    hard limit for one guest boot, seconds (default 900)
+#   RIG_MEM        guest memory (default 2G)
+#   QEMU_EXTRA     more QEMU arguments
+set -euo pipefail
+
+mode=${1:?usage: guest-run.sh check|demo|shell|rig}
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
+export KVER BUILD
+kernel=/boot/vmlinuz-$KVER
+timeout_s=${RIG_TIMEOUT:-900}
+mem=${RIG_MEM:-2G}
+iommu_tests=${IOMMU_TESTS-'dma|edu'}
+
+append_base="console=ttyS0,115200 reserve_mem=64M:2M:ion_carveout panic=-1 loglevel=7"
+
+# boot <mode> <iommu 0|1> <tag>: one guest; logs in $BUILD/guest-<tag>.*
+boot() {
+	local gmode=$1 iommu=$2 tag=$3 initrd append args=()
+	initrd=$BUILD/guest/initramfs-$tag.cpio.gz
+	"$top/scripts/mkinitramfs.sh" "$gmode" "$initrd"
+	append=$append_base
+	args=(-accel tcg -cpu max -M q35 -m "$mem" -smp 2 -no-reboot
+	      -display none -vga none -nodefaults
+	      -kernel "$kernel" -initrd "$initrd")
+	if [ "$iommu" = 1 ]; then
+		args+=(-device intel-iommu)
+		append+=" intel_iommu=on iommu=nopt"
+	fi
+	[ "${RIG_EDU:-1}" = 0 ] || args+=(-device edu)
+	args+=(-append "$append")
+	# shellcheck disable=SC2206
+	args+=(${QEMU_EXTRA:-})
+	if [ "$gmode" = shell ]; then
+		exec qemu-system-x86_64 "${args[@]}" -serial mon:stdio \
+			-serial null
+	fi
+	local con=$BUILD/guest-$tag.console res=$BUILD/guest-$tag.results
+	rm -f "$con" "$res"
+	if [ "$gmode" = demo ]; then
+		# The demo narrates on the console: show it as it happens.
+		: > "$con"
+		tail -f "$con" --pid=$$ &
+	fi
+	local rc=0
+	timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 "${args[@]}" \
+		-serial "file:$con" -serial "file:$res" || rc=$?
+	[ "$gmode" = demo ] && sleep 0.5 && kill %1 2>/dev/null
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "# guest $tag: killed after ${timeout_s}s" >> "$con"
+	fi
+	return 0
+}
+
+# report <tag> <prefix>: TAP for one boot; adds to the totals.
+passed=0 failed=0 skipped=0 next=1
+report() {
+	local tag=$1 prefix=$2 counts
+	counts=$(mktemp)
+	awk -v prefix="$prefix" -v start=$next -v counts="$counts" \
+		-f "$top/scripts/rig-report.awk" "$BUILD/guest-$tag.results"
+	read -r p f s nx < "$counts"
+	rm -f "$counts"
+	passed=$((passed + p)) failed=$((failed + f))
+	skipped=$((skipped + s)) next=$nx
+	if ! grep -q '^@@RIG DONE' "$BUILD/guest-$tag.results"; then
+		echo "# last lines of the $tag guest console:"
+		tail -n 40 "$BUILD/guest-$tag.console" | sed 's/^/#   /'
+	fi
+	{
+		echo "===== guest $tag: console ====="
+		cat "$BUILD/guest-$tag.console"
+		echo "===== guest $tag: results and kernel log ====="
+		cat "$BUILD/guest-$tag.results"
+	} >> "$BUILD/guest.log"
+}
+
+check() {
+	local gmode=$1
+	: > "$BUILD/guest.log"
+	echo "TAP version 13"
+	boot "$gmode" "${RIG_IOMMU:-0}" main
+	report main ""
+	if [ "$gmode" = check ] && [ -n "$iommu_tests" ] &&
+	   [ "${RIG_IOMMU:-0}" = 0 ] &&
+	   ls "$BUILD/guest/tests" 2>/dev/null | grep -E -- "$iommu_tests" |
+		grep -qE -- "${TESTS:-.}"; then
+		TESTS_ALSO="$iommu_tests" boot check 1 iommu
+		report iommu "iommu/"
+	fi
+	echo "1..$((next - 1))"
+	[ "$skipped" = 0 ] || echo "# $skipped of the passed tests were skipped (reasons above)"
+	echo "# full guest log: $BUILD/guest.log"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+}
+
+mkdir -p "$BUILD/guest"
+case $mode in
+check | rig) check "$mode" ;;
+demo)
+	boot demo "${RIG_IOMMU:-0}" demo
+	cp "$BUILD/guest-demo.console" "$BUILD/guest.log"
+	;;
+shell) boot shell "${RIG_IOMMU:-0}" shell ;;
+*) echo "unknown mode $mode" >&2; exit 2 ;;
+esac

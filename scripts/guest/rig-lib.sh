@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+#
+# Helpers for guest tests written in shell (source /etc/rig-lib.sh).
+# Print one TAP line per case, as tests/guest/tap.h does for C tests.
+
+RIG_FAILED=0
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; RIG_FAILED=$((RIG_FAILED + 1)); }
+diag() { echo "# $*"; }
+skip() { name=$1; shift; echo "ok - $name # SKIP $*"; }
+
+# check <name> <command...>: the case passes when the command succeeds.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+rig_exit() { [ "$RIG_FAILED" = 0 ]; exit $?; }

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+#
+# Turn the guest's results stream (scripts/guest/runner) into TAP on
+# stdout.  Variables: prefix (prepended to every test name), start (number
+# of the first test, default 1), counts (file to write "passed failed
+# skipped next" to).
+#
+# A program's cases become "<program>: <case>".  A program that exits
+# non-zero without a failed case, is killed by the timeout, or prints no
+# case is a failed test.  Kernel log lines matching a splat pattern are
+# failed tests too, one per pattern and program, with the lines shown.
+
+function emit(pass, name, diag) {
+	n++
+	if (pass) {
+		passed++
+		if (name ~ /# SKIP/)
+			skipped++
+		print "ok " n " - " prefix name
+	} else {
+		failed++
+		print "not ok " n " - " prefix name
+	}
+	if (diag != "")
+		printf "%s", diag
+	fflush()
+}
+
+function splat_check(block,    i, pat, lines, l) {
+	for (i = 1; i <= npat; i++) {
+		pat = pats[i]
+		lines = ""
+		for (l = 1; l <= nk; l++)
+			if (index(kmsg[l], pat))
+				lines = lines "#   " kmsg[l] "\n"
+		if (lines != "") {
+			emit(0, "kernel log during " block " has no '" pat "'", lines)
+			splats++
+		}
+	}
+	nk = 0
+}
+
+BEGIN {
+	n = (start ? start : 1) - 1
+	npat = split("BUG:|WARNING:|Oops|general protection|KASAN|" \
+		"possible circular locking|possible recursive locking|" \
+		"inconsistent lock state|unreferenced object|" \
+		"suspected memory leak|refcount_t:|UBSAN:|Kernel panic|" \
+		"DMA-API: ", pats, "|")
+	cur = ""
+	inkmsg = 0
+	done = 0
+	kbytes = 0
+}
+
+{ sub(/\r$/, "") }
+
+/^@@RIG KMSG-END / { inkmsg = 0; splat_check($3); next }
+/^@@RIG KMSG / { inkmsg = 1; nk = 0; next }
+inkmsg { kmsg[++nk] = $0; klines++; next }
+
+/^@@RIG BEGIN / {
+	cur = $3; cases = 0; bad = 0; out = ""
+	next
+}
+/^@@RIG END / {
+	rc = $4; sub(/^rc=/, "", rc)
+	if (rc == 137)
+		emit(0, cur ": finished within the time limit", out)
+	else if (rc != 0 && !bad)
+		emit(0, cur ": exited with status " rc, out)
+	else if (cases == 0)
+		emit(0, cur ": reported at least one result", out)
+	cur = ""
+	next
+}
+/^@@RIG UNLOAD / {
+	rc = $4; sub(/^rc=/, "", rc)
+	emit(rc == 0, $3 ".ko unloads at the end of the run")
+	next
+}
+/^@@RIG DONE/ { done = 1; next }
+
+cur != "" && /^(not )?ok( [0-9]+)? - / {
+	line = $0
+	pass = (line ~ /^ok/)
+	sub(/^(not )?ok( [0-9]+)? - /, "", line)
+	cases++
+	if (!pass)
+		bad++
+	emit(pass, cur ": " line, out)
+	out = ""
+	next
+}
+cur != "" { out = out "#   " $0 "\n"; if (length(out) > 20000) out = substr(out, 1, 20000); next }
+
+END {
+	if (!done)
+		emit(0, "guest ran to the end (no timeout, no panic)")
+	else if (!splats)
+		emit(1, "guest kernel log is clean (" klines " lines scanned)")
+	if (counts != "")
+		print passed + 0, failed + 0, skipped + 0, n + 1 > counts
+}
