@@ -80,6 +80,10 @@ inkmsg { kmsg[++nk] = $0; klines++; next }
 	emit(rc == 0, $3 ".ko unloads at the end of the run")
 	next
 }
+/^@@RIG LOADFAIL / {
+	emit(0, $3 ".ko loads before " $4)
+	next
+}
 /^@@RIG DONE/ { done = 1; next }
 
 cur != "" && /^(not )?ok( [0-9]+)? - / {
