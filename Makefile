@@ -19,7 +19,6 @@ export ARCH BUILD
 # Resolved after scripts/deps.sh ran (a fresh machine has no kernel yet).
 KVER ?= $(shell scripts/deps.sh --kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
-export KVER KDIR
 
 CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
@@ -45,7 +44,7 @@ RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 .PHONY: all deps modules user check check-rig demo shell lint clean
 
 all: deps
-	$(MAKE) modules user
+	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
 
 deps: $(DEPS_DONE)
 $(DEPS_DONE): scripts/deps.sh
@@ -53,6 +52,7 @@ $(DEPS_DONE): scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
 modules:
+	@[ -n "$(KVER)" ] || { echo "no kernel headers: run make deps"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel W=1 modules
 	@if [ -f tests/kmod/Kbuild ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod W=1 \

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# ion's cheap checks (make lint): checkpatch --strict, kernel-doc, a W=1
+# C=2 (sparse) module build, cppcheck on user space.  Any finding fails.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+src=${ION_SRC_DIR:-$("$top/scripts/deps.sh" --source-dir)}
+KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
+kdir=/lib/modules/$KVER/build
+fails=0
+
+step() {	# <name> <command...>: run, show output on failure
+	local out
+	if out=$("${@:2}" 2>&1); then
+		echo "lint: ok   $1"
+	else
+		echo "lint: FAIL $1"
+		echo "$out" | sed 's/^/  /'
+		fails=$((fails + 1))
+	fi
+}
+
+mapfile -t ksrc < <(git ls-files -co --exclude-standard -- \
+	'kernel/*.[ch]' 'tests/kmod/*.[ch]' 'include/linux/*.h' |
+	grep -v '\.mod\.c$' | sort)
+checkpatch() {
+	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+		--show-types -f "$@"
+}
+# The uapi header keeps the historic ion_user_handle_t typedef (AOSP
+# programs use it); that one check is off for that one file.
+step "checkpatch --strict (kernel sources)" checkpatch "${ksrc[@]}"
+step "checkpatch --strict (uapi header)" \
+	checkpatch --ignore NEW_TYPEDEFS include/uapi/linux/ion.h
+
+kdoc() {
+	local out
+	out=$("$src/scripts/kernel-doc" -none -Wall "$@" 2>&1)
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+step "kernel-doc -Wall" kdoc "${ksrc[@]}" include/uapi/linux/ion.h
+
+sparse_build() {
+	local out
+	out=$(make -s -C "$kdir" M="$top/kernel" W=1 C=2 modules 2>&1) ||
+		{ echo "$out"; return 1; }
+	if [ -f tests/kmod/Kbuild ]; then
+		out+=$(make -s -C "$kdir" M="$top/tests/kmod" W=1 C=2 \
+			KBUILD_EXTRA_SYMBOLS="$top/kernel/Module.symvers" \
+			modules 2>&1) || { echo "$out"; return 1; }
+	fi
+	out=$(echo "$out" | grep -E 'warning|error' || true)
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+step "W=1 C=2 module build (sparse)" sparse_build
+
+mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
+	'lib/*.c' 'tools/*.c' 'tests/guest/*.c' 'tests/guest/compat/*.c')
+if [ ${#usrc[@]} -gt 0 ]; then
+	step "cppcheck (user space)" cppcheck -q --error-exitcode=1 \
+		--enable=warning,portability,performance \
+		--inline-suppr -Iinclude/uapi -Ilib -Itests/guest \
+		-D_GNU_SOURCE "${usrc[@]}"
+fi
+
+if [ $fails != 0 ]; then
+	echo "lint: $fails check(s) failed"
+	exit 1
+fi
+echo "lint: all clean"
