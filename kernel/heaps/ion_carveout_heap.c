@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the carveout heap, memory set aside at boot.
+ *
+ * The region comes from the boot parameter reserve_mem=SIZE:ALIGN:NAME;
+ * the module parameter carveout_region names it (default "ion_carveout",
+ * empty for none).  Without a region the heap is not registered.  The
+ * memory is ordinary RAM that memblock kept from the page allocator, so it
+ * has struct pages in the linear map: buffers are described by those pages
+ * like any other, no memremap needed.
+ *
+ * Space is handed out by a genalloc pool with page granularity, first fit,
+ * honouring the requested alignment (relative to physical addresses).
+ * Buffers are contiguous (phys works, one sg entry) and zeroed when
+ * allocated, so nothing of a previous user (or of the firmware) survives
+ * reuse.  A full region is -ENOMEM, so a heap mask falls back to the next
+ * heap.  The heap's debugfs file shows the region, its use, the largest
+ * free block and the fragmentation of the free space.
+ */
+#include <linux/genalloc.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pfn.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "ion_heap.h"
+#include "ion_cache.h"
+#include "ion_heaps.h"
+
+static char *carveout_region = "ion_carveout";
+module_param(carveout_region, charp, 0444);
+MODULE_PARM_DESC(carveout_region,
+		 "reserve_mem= region backing the carveout heap (empty: none)");
+
+/* Zero this many pages between checks for a fatal signal. */
+#define ION_CARVEOUT_ZERO_BATCH	256
+
+/**
+ * struct ion_carveout - the carveout heap
+ * @heap: the registered heap
+ * @pool: allocator of the region; genalloc does its own locking
+ * @base: physical start of the region
+ * @size: size of the region in bytes
+ *
+ * Lives from ion_carveout_heap_init() to ion_carveout_heap_exit(); its
+ * buffers pin the module, so none outlives it.
+ */
+struct ion_carveout {
+	struct ion_heap heap;
+	struct gen_pool *pool;
+	phys_addr_t base;
+	phys_addr_t size;
+};
+
+static struct ion_carveout *ion_carveout;
+
+/* Free-space figures of the pool, from its bitmaps. */
+struct ion_carveout_stats {
+	size_t largest;
+	unsigned long extents;
+};
+
+static int ion_carveout_zero(struct page *page, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		if (!(i % ION_CARVEOUT_ZERO_BATCH)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		clear_highpage(page + i);
+	}
+	return 0;
+}
+
+static unsigned long ion_carveout_get(struct ion_carveout *co,
+				      unsigned long len, unsigned long align)
+{
+	struct genpool_data_align data;
+
+	if (align <= PAGE_SIZE)
+		return gen_pool_alloc(co->pool, len);
+	data.align = align;
+	return gen_pool_alloc_algo(co->pool, len, gen_pool_first_fit_align,
+				   &data);
+}
+
+static int ion_carveout_allocate(struct ion_heap *heap,
+				 struct ion_buffer *buffer, unsigned long len,
+				 unsigned long align, unsigned long flags)
+{
+	struct ion_carveout *co = heap->priv;
+	struct sg_table *sgt;
+	struct page *page;
+	unsigned long addr;
+	int ret;
+
+	if (align > co->size || align > INT_MAX)
+		return -EINVAL;
+	if (len > co->size)
+		return -ENOMEM;
+	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free_sgt;
+	addr = ion_carveout_get(co, len, align);
+	if (!addr) {
+		ret = -ENOMEM;
+		goto err_free_table;
+	}
+	page = pfn_to_page(PHYS_PFN(addr));
+	ret = ion_carveout_zero(page, len >> PAGE_SHIFT);
+	if (ret)
+		goto err_put_range;
+	sg_set_page(sgt->sgl, page, len, 0);
+	if (!(flags & ION_FLAG_CACHED)) {
+		ret = ion_cache_set_uncached(sgt);
+		if (ret)
+			goto err_put_range;
+	}
+	buffer->sg_table = sgt;
+	return 0;
+
+err_put_range:
+	gen_pool_free(co->pool, addr, len);
+err_free_table:
+	sg_free_table(sgt);
+err_free_sgt:
+	kfree(sgt);
+	return ret;
+}
+
+static void ion_carveout_free(struct ion_buffer *buffer)
+{
+	struct ion_carveout *co = buffer->heap->priv;
+	struct sg_table *sgt = buffer->sg_table;
+	struct scatterlist *sg = sgt->sgl;
+
+	if (!(buffer->flags & ION_FLAG_CACHED) && ion_cache_set_cached(sgt))
+		/* Pages left write-combined must not be reused: leak them. */
+		pr_warn_ratelimited("ion: %s: cannot restore %u bytes to write-back, leaking them\n",
+				    buffer->heap->name, sg->length);
+	else
+		gen_pool_free(co->pool, page_to_phys(sg_page(sg)), sg->length);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static int ion_carveout_phys(struct ion_heap *heap, struct ion_buffer *buffer,
+			     phys_addr_t *addr, size_t *len)
+{
+	struct scatterlist *sg = buffer->sg_table->sgl;
+
+	*addr = page_to_phys(sg_page(sg));
+	*len = sg->length;
+	return 0;
+}
+
+static void ion_carveout_chunk_stats(struct gen_pool *pool,
+				     struct gen_pool_chunk *chunk, void *data)
+{
+	unsigned long nbits, start, end;
+	struct ion_carveout_stats *st = data;
+	int order = pool->min_alloc_order;
+
+	nbits = (chunk->end_addr - chunk->start_addr + 1) >> order;
+	start = find_first_zero_bit(chunk->bits, nbits);
+	while (start < nbits) {
+		end = find_next_bit(chunk->bits, nbits, start);
+		st->largest = max_t(size_t, st->largest,
+				    (end - start) << order);
+		st->extents++;
+		start = find_next_zero_bit(chunk->bits, nbits, end);
+	}
+}
+
+/*
+ * fragmentation_pct is the share of free space outside the largest free
+ * block: 0 when the free space is one block (or there is none), near 100
+ * when it is scattered in small pieces.  Figures are a snapshot taken
+ * without stopping allocations.
+ */
+static void ion_carveout_debug_show(struct ion_heap *heap, struct seq_file *s)
+{
+	struct ion_carveout *co = heap->priv;
+	struct ion_carveout_stats st = { 0 };
+	size_t avail = gen_pool_avail(co->pool);
+
+	gen_pool_for_each_chunk(co->pool, ion_carveout_chunk_stats, &st);
+	seq_printf(s, "region: %s\n", carveout_region);
+	seq_printf(s, "region_base_hex: %pa\n", &co->base);
+	seq_printf(s, "region_size: %llu\n", (unsigned long long)co->size);
+	seq_printf(s, "used: %zu\n", gen_pool_size(co->pool) - avail);
+	seq_printf(s, "free: %zu\n", avail);
+	seq_printf(s, "largest_free: %zu\n", st.largest);
+	seq_printf(s, "free_extents: %lu\n", st.extents);
+	seq_printf(s, "fragmentation_pct: %zu\n",
+		   avail ? 100 - st.largest * 100 / avail : 0);
+}
+
+static const struct ion_heap_ops ion_carveout_heap_ops = {
+	.allocate = ion_carveout_allocate,
+	.free = ion_carveout_free,
+	.phys = ion_carveout_phys,
+	.debug_show = ion_carveout_debug_show,
+};
+
+/* Find the region and check that it is page-backed RAM we can use. */
+static int ion_carveout_find(phys_addr_t *base, phys_addr_t *size)
+{
+	if (!carveout_region || !*carveout_region)
+		return -ENODEV;
+	if (!reserve_mem_find_by_name(carveout_region, base, size))
+		return -ENODEV;
+	if (!PAGE_ALIGNED(*base) || !PAGE_ALIGNED(*size) || !*size) {
+		pr_warn("ion: reserve_mem region %s is not page aligned\n",
+			carveout_region);
+		return -ENODEV;
+	}
+	if (!pfn_valid(PHYS_PFN(*base)) ||
+	    !pfn_valid(PHYS_PFN(*base + *size - 1))) {
+		pr_warn("ion: reserve_mem region %s has no struct pages\n",
+			carveout_region);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * ion_carveout_heap_init() - register the carveout heap, if there is a region
+ *
+ * Context: Process context (module init).
+ * Return: 0, -ENODEV when no usable region is configured, -ENOMEM, or the
+ * -errno of ion_device_add_heap().
+ */
+int ion_carveout_heap_init(void)
+{
+	struct ion_carveout *co;
+	phys_addr_t base, size;
+	int ret;
+
+	ret = ion_carveout_find(&base, &size);
+	if (ret)
+		return ret;
+	co = kzalloc(sizeof(*co), GFP_KERNEL);
+	if (!co)
+		return -ENOMEM;
+	co->base = base;
+	co->size = size;
+	co->pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!co->pool) {
+		ret = -ENOMEM;
+		goto err_free_co;
+	}
+	ret = gen_pool_add(co->pool, base, size, NUMA_NO_NODE);
+	if (ret)
+		goto err_destroy_pool;
+
+	co->heap.name = ION_CARVEOUT_HEAP_NAME;
+	co->heap.type = ION_HEAP_TYPE_CARVEOUT;
+	co->heap.id = ION_HEAP_TYPE_CARVEOUT;
+	co->heap.ops = &ion_carveout_heap_ops;
+	co->heap.priv = co;
+	ret = ion_device_add_heap(&co->heap);
+	if (ret)
+		goto err_destroy_pool;
+	ion_carveout = co;
+	pr_info("ion: carveout heap: %pa + %llu bytes from reserve_mem %s\n",
+		&co->base, (unsigned long long)co->size, carveout_region);
+	return 0;
+
+err_destroy_pool:
+	gen_pool_destroy(co->pool);
+err_free_co:
+	kfree(co);
+	return ret;
+}
+
+/**
+ * ion_carveout_heap_exit() - unregister the carveout heap
+ *
+ * Context: Process context (module exit).  No buffer of the heap is alive
+ * (each pins the module).
+ */
+void ion_carveout_heap_exit(void)
+{
+	struct ion_carveout *co = ion_carveout;
+
+	ion_device_remove_heap(&co->heap);
+	gen_pool_destroy(co->pool);
+	kfree(co);
+	ion_carveout = NULL;
+}

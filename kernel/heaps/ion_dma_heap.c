@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the DMA heap, memory from the DMA API for a device of ion's own.
+ */
+
+/**
+ * DOC: ion DMA heap
+ *
+ * The heap allocates for a platform device that ion creates
+ * ("ion-dma-heap", DMA mask of dma_mask_bits bits, 32 by default), so its
+ * buffers suit a DMA engine with that addressing limit:
+ *
+ * - Uncached buffers (no ION_FLAG_CACHED) come from dma_alloc_attrs() with
+ *   DMA_ATTR_WRITE_COMBINE and DMA_ATTR_NO_KERNEL_MAPPING (the core maps
+ *   the pages itself when a kernel mapping is asked for).  User mappings go
+ *   through dma_mmap_attrs(), the sg table through dma_get_sgtable_attrs().
+ * - Cached buffers come from dma_alloc_pages(), the modern form of the old
+ *   non-consistent attribute: normal cacheable memory owned by the device,
+ *   with dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
+ *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
+ *
+ * Both are physically contiguous on a DMA-direct device, so phys works.
+ * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
+ * memory comes from the buddy allocator, so a buffer is at most
+ * MAX_PAGE_ORDER pages (4 MiB on x86); a larger request is -ENOMEM and a
+ * mask falls back to the next heap.  With CMA (arm64) the limit is the CMA
+ * area.
+ *
+ * What x86 ignores: its DMA is cache coherent, so DMA-direct drops
+ * DMA_ATTR_WRITE_COMBINE (neither the allocation nor dma_mmap_attrs()
+ * changes any attribute) and the dma_sync_* calls do nothing unless
+ * swiotlb bounces.  The write-combining an uncached buffer really gets on
+ * x86 is ion's own: the core's pgprot_writecombine() for user mappings and
+ * vmap, and the linear-map switch of ion_cache_x86.c, done here as for the
+ * system heaps.  The heap's device sits behind no IOMMU, so its DMA
+ * addresses are physical; importers map buffers for their own devices.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/platform_device.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "ion_heap.h"
+#include "ion_cache.h"
+#include "ion_heaps.h"
+
+static unsigned int dma_mask_bits = 32;
+module_param(dma_mask_bits, uint, 0444);
+MODULE_PARM_DESC(dma_mask_bits,
+		 "DMA mask of the DMA heap's device in bits (24-64, default 32)");
+
+#define ION_DMA_GFP		(GFP_KERNEL | __GFP_NOWARN)
+#define ION_DMA_ATTRS_UNCACHED	(DMA_ATTR_WRITE_COMBINE | \
+				 DMA_ATTR_NO_KERNEL_MAPPING)
+
+/**
+ * struct ion_dma_buffer - one buffer of the DMA heap
+ * @sgt:    the buffer's pages (buffer->sg_table points here)
+ * @cookie: uncached: what dma_alloc_attrs() returned (opaque, never
+ *	    dereferenced); NULL for cached buffers
+ * @page:   cached: what dma_alloc_pages() returned; NULL for uncached
+ * @dma:    DMA address for the heap's device
+ * @attrs:  DMA_ATTR_* of the allocation
+ *
+ * Owned by its ion_buffer (priv_virt): made by allocate, gone after free.
+ */
+struct ion_dma_buffer {
+	struct sg_table sgt;
+	void *cookie;
+	struct page *page;
+	dma_addr_t dma;
+	unsigned long attrs;
+};
+
+static struct platform_device *ion_dma_pdev;
+
+static int ion_dma_zero(struct sg_table *sgt)
+{
+	struct sg_page_iter iter;
+	unsigned long n = 0;
+
+	for_each_sgtable_page(sgt, &iter, 0) {
+		if (!(++n % 256)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+		clear_highpage(sg_page_iter_page(&iter));
+	}
+	return 0;
+}
+
+static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
+				unsigned long len)
+{
+	int ret;
+
+	db->attrs = ION_DMA_ATTRS_UNCACHED;
+	db->cookie = dma_alloc_attrs(dev, len, &db->dma, ION_DMA_GFP,
+				     db->attrs);
+	if (!db->cookie)
+		return -ENOMEM;
+	ret = dma_get_sgtable_attrs(dev, &db->sgt, db->cookie, db->dma, len,
+				    db->attrs);
+	if (ret)
+		goto err_free;
+	/* DMA_ATTR_NO_KERNEL_MAPPING memory is not zeroed for us. */
+	ret = ion_dma_zero(&db->sgt);
+	if (ret)
+		goto err_free_table;
+	ret = ion_cache_set_uncached(&db->sgt);
+	if (ret)
+		goto err_free_table;
+	return 0;
+
+err_free_table:
+	sg_free_table(&db->sgt);
+err_free:
+	dma_free_attrs(dev, len, db->cookie, db->dma, db->attrs);
+	return ret;
+}
+
+static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
+			      unsigned long len)
+{
+	int ret;
+
+	db->page = dma_alloc_pages(dev, len, &db->dma, DMA_BIDIRECTIONAL,
+				   ION_DMA_GFP);
+	if (!db->page)
+		return -ENOMEM;
+	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	sg_set_page(db->sgt.sgl, db->page, len, 0);
+	ret = ion_dma_zero(&db->sgt);
+	if (ret)
+		goto err_free_table;
+	/* The device owns the memory: push the zeroes out of the caches. */
+	dma_sync_single_for_device(dev, db->dma, len, DMA_TO_DEVICE);
+	return 0;
+
+err_free_table:
+	sg_free_table(&db->sgt);
+err_free:
+	dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
+	return ret;
+}
+
+static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
+			    unsigned long len, unsigned long align,
+			    unsigned long flags)
+{
+	struct ion_dma_buffer *db;
+	int ret;
+
+	/*
+	 * The DMA API aligns an allocation to the smallest page order that
+	 * covers it (dma-api.rst); more than that cannot be asked for.
+	 */
+	if (align > (PAGE_SIZE << get_order(len)))
+		return -EINVAL;
+	db = kzalloc(sizeof(*db), GFP_KERNEL);
+	if (!db)
+		return -ENOMEM;
+	if (flags & ION_FLAG_CACHED)
+		ret = ion_dma_get_cached(heap->priv, db, len);
+	else
+		ret = ion_dma_get_uncached(heap->priv, db, len);
+	if (ret) {
+		kfree(db);
+		return ret;
+	}
+	buffer->priv_virt = db;
+	buffer->sg_table = &db->sgt;
+	return 0;
+}
+
+static void ion_dma_free(struct ion_buffer *buffer)
+{
+	struct ion_dma_buffer *db = buffer->priv_virt;
+	struct device *dev = buffer->heap->priv;
+
+	if (db->page) {
+		dma_free_pages(dev, buffer->size, db->page, db->dma,
+			       DMA_BIDIRECTIONAL);
+	} else if (ion_cache_set_cached(&db->sgt)) {
+		/* Pages left write-combined must not be reused: leak them. */
+		pr_warn_ratelimited("ion: %s: cannot restore %zu bytes to write-back, leaking them\n",
+				    buffer->heap->name, buffer->size);
+	} else {
+		dma_free_attrs(dev, buffer->size, db->cookie, db->dma,
+			       db->attrs);
+	}
+	sg_free_table(&db->sgt);
+	kfree(db);
+}
+
+static int ion_dma_phys(struct ion_heap *heap, struct ion_buffer *buffer,
+			phys_addr_t *addr, size_t *len)
+{
+	struct ion_dma_buffer *db = buffer->priv_virt;
+
+	if (db->sgt.orig_nents != 1)
+		return -ENODEV;
+	*addr = page_to_phys(sg_page(db->sgt.sgl));
+	*len = buffer->size;
+	return 0;
+}
+
+static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
+			    struct vm_area_struct *vma)
+{
+	struct ion_dma_buffer *db = buffer->priv_virt;
+	struct device *dev = heap->priv;
+
+	if (db->page)
+		return dma_mmap_pages(dev, vma, buffer->size, db->page);
+	return dma_mmap_attrs(dev, vma, db->cookie, db->dma, buffer->size,
+			      db->attrs);
+}
+
+static int ion_dma_begin_cpu_access(struct ion_heap *heap,
+				    struct ion_buffer *buffer,
+				    enum dma_data_direction dir)
+{
+	struct ion_dma_buffer *db = buffer->priv_virt;
+
+	if (db->page)
+		dma_sync_single_for_cpu(heap->priv, db->dma, buffer->size, dir);
+	return 0;
+}
+
+static int ion_dma_end_cpu_access(struct ion_heap *heap,
+				  struct ion_buffer *buffer,
+				  enum dma_data_direction dir)
+{
+	struct ion_dma_buffer *db = buffer->priv_virt;
+
+	if (db->page)
+		dma_sync_single_for_device(heap->priv, db->dma, buffer->size,
+					   dir);
+	return 0;
+}
+
+static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
+{
+	struct device *dev = heap->priv;
+
+	seq_printf(s, "device: %s\n", dev_name(dev));
+	seq_printf(s, "dma_mask_bits: %u\n", dma_mask_bits);
+	seq_printf(s, "max_contiguous: %lu\n", PAGE_SIZE << MAX_PAGE_ORDER);
+}
+
+static const struct ion_heap_ops ion_dma_heap_ops = {
+	.allocate = ion_dma_allocate,
+	.free = ion_dma_free,
+	.phys = ion_dma_phys,
+	.map_user = ion_dma_map_user,
+	.begin_cpu_access = ion_dma_begin_cpu_access,
+	.end_cpu_access = ion_dma_end_cpu_access,
+	.debug_show = ion_dma_debug_show,
+};
+
+static struct ion_heap ion_dma_heap = {
+	.name = ION_DMA_HEAP_NAME,
+	.type = ION_HEAP_TYPE_DMA,
+	.id = ION_HEAP_TYPE_DMA,
+	.ops = &ion_dma_heap_ops,
+};
+
+/**
+ * ion_dma_heap_init() - create the DMA heap's device and register the heap
+ *
+ * Context: Process context (module init).
+ * Return: 0, -EINVAL for a dma_mask_bits out of range, or the -errno of
+ * creating the device or of ion_device_add_heap().
+ */
+int ion_dma_heap_init(void)
+{
+	struct platform_device_info info = {
+		.name = "ion-dma-heap",
+		.id = PLATFORM_DEVID_NONE,
+	};
+	int ret;
+
+	if (dma_mask_bits < 24 || dma_mask_bits > 64)
+		return -EINVAL;
+	info.dma_mask = DMA_BIT_MASK(dma_mask_bits);
+	ion_dma_pdev = platform_device_register_full(&info);
+	if (IS_ERR(ion_dma_pdev))
+		return PTR_ERR(ion_dma_pdev);
+	ion_dma_heap.priv = &ion_dma_pdev->dev;
+	ret = ion_device_add_heap(&ion_dma_heap);
+	if (ret) {
+		platform_device_unregister(ion_dma_pdev);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * ion_dma_heap_exit() - unregister the DMA heap and remove its device
+ *
+ * Context: Process context (module exit).
+ */
+void ion_dma_heap_exit(void)
+{
+	ion_device_remove_heap(&ion_dma_heap);
+	platform_device_unregister(ion_dma_pdev);
+}
