@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A request larger than the heap can ever give (3 GiB in a 2 GiB guest)
+ * fails with ENOMEM promptly, on every heap and through both ABIs, without
+ * waking the OOM killer.  Each request runs in a child so that an OOM kill
+ * or a hang shows as a failed case, not as a dead test program.
+ */
+#include <signal.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "ion_test_util.h"
+
+#define HUGE		(3ULL << 30)
+#define PROMPT_MS	5000	/* "promptly", generous for a TCG guest */
+#define HANG_S		120
+
+struct result {
+	int err;		/* positive errno, 0 for success */
+	long long ms;
+};
+
+static void child(int out, unsigned int mask, int legacy)
+{
+	struct result r;
+	long long t0;
+	int ion = it_open(), ret;
+	ion_user_handle_t h;
+
+	t0 = it_now_ms();
+	if (ion < 0)
+		ret = ion;
+	else if (legacy)
+		ret = it_alloc_handle(ion, (size_t)HUGE, 0, mask, 0, &h);
+	else
+		ret = it_alloc_fd(ion, HUGE, mask, 0);
+	r.ms = it_now_ms() - t0;
+	r.err = ret < 0 ? -ret : 0;
+	if (write(out, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+	_exit(0);	/* exiting frees whatever an (unexpected) success gave */
+}
+
+static void huge_case(const char *name, unsigned int mask, int legacy)
+{
+	long long oom0 = it_vmstat("oom_kill"), oom1;
+	struct result r = { .err = -1, .ms = -1 };
+	int p[2], status = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		alarm(HANG_S);
+		child(p[1], mask, legacy);
+	}
+	close(p[1]);
+	if (read(p[0], &r, sizeof(r)) != sizeof(r))
+		r.err = -1;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	oom1 = it_vmstat("oom_kill");
+
+	if (WIFSIGNALED(status))
+		tap_diag("child killed by signal %d", WTERMSIG(status));
+	tap_diag("%s: %s after %lld ms", name,
+		 r.err > 0 ? strerror(r.err) : r.err ? "no answer" : "success",
+		 r.ms);
+	tap_ok(r.err == ENOMEM, "%s: 3 GiB is ENOMEM", name);
+	tap_ok(r.err >= 0 && r.ms >= 0 && r.ms < PROMPT_MS,
+	       "%s: answered within %d ms", name, PROMPT_MS);
+	tap_ok(WIFEXITED(status) && oom1 == oom0,
+	       "%s: no OOM kill", name);
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	struct sysinfo si;
+	long long b0, y0, b1, y1;
+	int ion = it_setup(&hs);
+	unsigned int i;
+	char name[96];
+
+	if (sysinfo(&si) == 0 &&
+	    (unsigned long long)si.totalram * si.mem_unit >= HUGE) {
+		tap_skip("3 GiB allocation", "machine has 3 GiB of RAM or more");
+		return 0;
+	}
+	if (it_summary(&b0, &y0))
+		b0 = y0 = -1;
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *k = &it_known_heaps[i];
+
+		if (!it_heap_find(&hs, k->name)) {
+			tap_skip(k->name, "heap not registered");
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s ALLOC", k->name);
+		huge_case(name, 1U << k->id, 0);
+		snprintf(name, sizeof(name), "%s ALLOC_LEGACY", k->name);
+		huge_case(name, 1U << k->id, 1);
+	}
+	huge_case("all heaps ALLOC", it_heaps_mask(&hs), 0);
+	{
+		long long failures;
+		struct it_dfs d;
+
+		failures = -1;
+		if (!it_dfs_load_heap(&d, ION_SYSTEM_HEAP_NAME)) {
+			failures = it_dfs_num(&d, "alloc_failures");
+			it_dfs_free(&d);
+		}
+		tap_diag("system heap alloc_failures: %lld", failures);
+	}
+	/* the memory is usable afterwards */
+	{
+		int fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);
+
+		it_expect(fd, 0, "64 MiB from system after the refusals");
+		if (fd >= 0)
+			close(fd);
+	}
+	close(ion);
+	if (it_summary(&b1, &y1))
+		b1 = y1 = -2;
+	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	return tap_exit();
+}
