@@ -5,8 +5,10 @@
 # Debian 12 machine, as root.  Idempotent: a second run installs nothing and
 # does not touch the network.  Never loads anything into the running kernel.
 #
-# Usage: scripts/deps.sh            install what is missing
-#        scripts/deps.sh --kver     print the kernel version to build against
+# Usage: scripts/deps.sh                 install what is missing
+#        scripts/deps.sh --kver          print the kernel version to build against
+#        scripts/deps.sh --source-dir    print where the kernel scripts are
+#        scripts/deps.sh --debug-kernel  install what the debug kernel build needs
 #
 # KVER=<version> selects an installed kernel instead of the newest one.
 set -euo pipefail
@@ -96,6 +98,11 @@ install_source() {
 }
 
 case "${1:-}" in
+--debug-kernel)
+	# What building the debug guest kernel needs on top of the rest.
+	apt_install $(missing_pkgs libelf-dev libssl-dev bc linux-source-6.12)
+	exit 0
+	;;
 --kver)
 	find_kver || { log "no kernel installed; run scripts/deps.sh"; exit 1; }
 	exit 0
