@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libion internals: not installed.
+ */
+#ifndef ION_PRIV_H
+#define ION_PRIV_H
+
+#include <ion/ion.h>
+
+/* The library is built with -fvisibility=hidden; these are its API. */
+#define ION_PUBLIC	__attribute__((visibility("default")))
+#define ION_INTERNAL	__attribute__((visibility("hidden")))
+
+/* The one ioctl helper: retries on EINTR; 0 or -errno. */
+ION_INTERNAL int ion_xioctl(int fd, unsigned long req, void *arg);
+
+/* -errno for the last failed libc call (never 0). */
+ION_INTERNAL int ion_neg_errno(void);
+
+#endif /* ION_PRIV_H */
