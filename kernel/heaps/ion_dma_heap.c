@@ -298,6 +298,7 @@ int ion_dma_heap_init(void)
 	if (IS_ERR(ion_dma_pdev))
 		return PTR_ERR(ion_dma_pdev);
 	ion_dma_heap.priv = &ion_dma_pdev->dev;
+	ion_dma_heap.dev = &ion_dma_pdev->dev;
 	ret = ion_device_add_heap(&ion_dma_heap);
 	if (ret) {
 		platform_device_unregister(ion_dma_pdev);
