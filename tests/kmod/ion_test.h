@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * ion_test: user ABI of the test-only DMA importer (/dev/ion_test).
+ *
+ * ion_test binds QEMU's "edu" PCI device and imports ion buffers the way a
+ * real driver does: either as an ion kernel client (ion_import_fd, with
+ * ion_phys and the CPU sg table visible) or as a plain dma-buf importer
+ * (dma_buf_get, attach, map_attachment).  It can then DMA a range of one
+ * imported buffer into the device's 4 KiB buffer and from there into a
+ * range of another, and reports the addresses it used.  Each open file has
+ * its own slots; closing it drops every import.
+ *
+ * Errors common to all commands: -EFAULT, -ENOTTY (unknown command),
+ * -EINVAL (reserved field not 0, unknown mode or slot).
+ */
+#ifndef _UAPI_ION_TEST_H
+#define _UAPI_ION_TEST_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define ION_TEST_MAX_SLOTS	8
+#define ION_TEST_MAX_XFER	4096	/* the edu device buffer */
+
+/**
+ * struct ion_test_info - ION_TEST_IOC_INFO result
+ * @has_edu:	  1 when an edu device is bound (DMA works), else 0
+ * @dma_bits:	  DMA mask of the edu device in bits
+ * @iommu:	  1 when edu's DMA goes through a translating IOMMU (DMA
+ *		  addresses are IOVAs), 0 for direct DMA (physical addresses)
+ * @max_xfer:	  largest ION_TEST_IOC_DMA length
+ * @attr_query:	  1 when ION_TEST_IOC_ATTR reports page-table attributes
+ * @reserved:	  0
+ */
+struct ion_test_info {
+	__u32 has_edu;
+	__u32 dma_bits;
+	__u32 iommu;
+	__u32 max_xfer;
+	__u32 attr_query;
+	__u32 reserved[3];
+};
+
+#define ION_TEST_MODE_CLIENT	1	/* ion kernel client (ion_import_fd) */
+#define ION_TEST_MODE_DMABUF	2	/* plain dma-buf importer */
+
+/**
+ * struct ion_test_import - ION_TEST_IOC_IMPORT argument
+ * @fd:	      in: an ion dma-buf fd
+ * @mode:     in: ION_TEST_MODE_*
+ * @slot:     out: slot of the import, for the other commands
+ * @phys_err: out: 0 if ion_phys() answered (client mode), else its -errno
+ *	      (-EOPNOTSUPP in dma-buf mode)
+ * @size:     out: buffer size in bytes
+ * @phys:     out: ion_phys() address when @phys_err is 0
+ * @cpu_phys: out: physical address of the first page (client mode, else 0)
+ * @dma_addr: out: DMA address of the buffer's start for edu, 0 if unmapped
+ * @dma_err:  out: 0 when mapped for edu; -ERANGE when edu cannot reach the
+ *	      memory (no IOMMU and pages above its DMA mask: refused before
+ *	      anything is mapped); -ENODEV without edu
+ * @dma_segs: out: DMA-contiguous segments of the mapping
+ * @cpu_segs: out: sg entries of the CPU view (client mode, else 0)
+ * @reserved: 0
+ *
+ * Errors: -EBADF (bad fd), -EINVAL (not an ion buffer, bad mode), -ENOSPC
+ * (no free slot), -ENOMEM.
+ */
+struct ion_test_import {
+	__s32 fd;
+	__u32 mode;
+	__u32 slot;
+	__s32 phys_err;
+	__u64 size;
+	__u64 phys;
+	__u64 cpu_phys;
+	__u64 dma_addr;
+	__s32 dma_err;
+	__u32 dma_segs;
+	__u32 cpu_segs;
+	__u32 reserved;
+};
+
+/**
+ * struct ion_test_slot - ION_TEST_IOC_RELEASE argument
+ * @slot:     a slot from ION_TEST_IOC_IMPORT
+ * @reserved: 0
+ */
+struct ion_test_slot {
+	__u32 slot;
+	__u32 reserved;
+};
+
+/**
+ * struct ion_test_dma - ION_TEST_IOC_DMA argument
+ * @src_slot: in: import to read from (RAM to device)
+ * @dst_slot: in: import to write to (device to RAM); may equal @src_slot
+ * @src_off:  in: byte offset in the source buffer
+ * @dst_off:  in: byte offset in the destination buffer
+ * @len:      in: bytes, 1..ION_TEST_MAX_XFER
+ * @flags:    in: 0
+ * @src_dma:  out: DMA address edu read from (the first, if split)
+ * @dst_dma:  out: DMA address edu wrote to (the first, if split)
+ *
+ * The caller brackets its own CPU access with DMA_BUF_IOCTL_SYNC as for any
+ * device; in client mode ion_test syncs its private mapping itself.
+ * Errors: -ENODEV (no edu), -ERANGE (a slot not mapped for edu, or a range
+ * outside its buffer), -ETIMEDOUT (the device did not finish), -EINTR.
+ */
+struct ion_test_dma {
+	__u32 src_slot;
+	__u32 dst_slot;
+	__u64 src_off;
+	__u64 dst_off;
+	__u32 len;
+	__u32 flags;
+	__u64 src_dma;
+	__u64 dst_dma;
+};
+
+/**
+ * struct ion_test_attr - ION_TEST_IOC_ATTR argument
+ * @slot:	 in: a client-mode import (for the kernel linear map)
+ * @reserved:	 0
+ * @uaddr:	 in: an address inside a user mapping of that buffer, or 0
+ * @kernel_bits: out: cache-attribute bits of the linear-map PTE of the
+ *		 buffer's first page (x86: _PAGE_PWT | _PAGE_PCD | _PAGE_PAT;
+ *		 0 is write-back, _PAGE_PWT alone is write-combining with
+ *		 Linux's PAT layout)
+ * @user_bits:	 out: the same for the PTE mapping @uaddr
+ * @kernel_err:	 out: 0 or -errno for @kernel_bits
+ * @user_err:	 out: 0 or -errno for @user_bits (-ENOENT when @uaddr is 0)
+ *
+ * Errors: -EOPNOTSUPP where the architecture has no such query.
+ */
+struct ion_test_attr {
+	__u32 slot;
+	__u32 reserved;
+	__u64 uaddr;
+	__u64 kernel_bits;
+	__u64 user_bits;
+	__s32 kernel_err;
+	__s32 user_err;
+};
+
+#define ION_TEST_IOC_MAGIC	0xE1
+
+#define ION_TEST_IOC_INFO	_IOR(ION_TEST_IOC_MAGIC, 0, struct ion_test_info)
+#define ION_TEST_IOC_IMPORT	_IOWR(ION_TEST_IOC_MAGIC, 1, struct ion_test_import)
+#define ION_TEST_IOC_RELEASE	_IOW(ION_TEST_IOC_MAGIC, 2, struct ion_test_slot)
+#define ION_TEST_IOC_DMA	_IOWR(ION_TEST_IOC_MAGIC, 3, struct ion_test_dma)
+#define ION_TEST_IOC_ATTR	_IOWR(ION_TEST_IOC_MAGIC, 4, struct ion_test_attr)
+
+#endif /* _UAPI_ION_TEST_H */

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion_test: a test-only DMA importer of ion buffers (/dev/ion_test).
+ *
+ * Each open file is one ion kernel client ("ion_test") with up to
+ * ION_TEST_MAX_SLOTS imports.  An import is either a handle of that client
+ * (client mode: ion_import_fd, ion_phys, ion_sg_table, and a private copy
+ * of the sg table DMA-mapped for edu) or a plain dma-buf attachment of the
+ * edu device (dma-buf mode).  Closing the file drops every import and the
+ * client, so debugfs shows the client exactly while the file is open.
+ *
+ * Without an IOMMU, edu reaches only the low 256 MiB, and DMA-direct has
+ * no quiet way to refuse memory above a device's mask (it warns).  So
+ * before mapping, ion_test looks at the buffer's pages (through its ion
+ * client, in dma-buf mode too) and refuses with -ERANGE what edu cannot
+ * reach: a buffer is then refused cleanly, never corrupted by edu's
+ * address masking.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/ion.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ion_test.h"
+#include "ion_test_priv.h"
+
+/**
+ * struct ion_test_slot_data - one import
+ * @mode:	ION_TEST_MODE_*
+ * @size:	buffer size in bytes
+ * @handle:	client mode: the client's handle
+ * @copy:	client mode: private copy of the CPU sg table, mapped for edu
+ *		when @mapped is set
+ * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
+ * @attach:	dma-buf mode: edu's attachment, or NULL
+ * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
+ * @mapped:	@dma_sgt is set
+ *
+ * Owned by its file's slot array, under the file's lock.
+ */
+struct ion_test_slot_data {
+	u32 mode;
+	size_t size;
+	struct ion_handle *handle;
+	struct sg_table copy;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *dma_sgt;
+	bool mapped;
+};
+
+/**
+ * struct ion_test_file - one open /dev/ion_test
+ * @lock:   protects @slots (one ioctl at a time per file)
+ * @client: the file's ion kernel client, for its whole life
+ * @slots:  imports, NULL when free
+ */
+struct ion_test_file {
+	struct mutex lock; /* see the kernel-doc above */
+	struct ion_client *client;
+	struct ion_test_slot_data *slots[ION_TEST_MAX_SLOTS];
+};
+
+static size_t ion_test_sgt_size(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	size_t size = 0;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		size += sg->length;
+	return size;
+}
+
+/* Without an IOMMU, may edu DMA to every page of @sgt? */
+static int ion_test_reachable(struct sg_table *sgt)
+{
+	u64 limit = DMA_BIT_MASK(ion_test_edu_dma_bits());
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (ion_test_edu_iommu())
+		return 0;
+	for_each_sgtable_sg(sgt, sg, i)
+		if (sg_phys(sg) + sg->length - 1 > limit)
+			return -ERANGE;
+	return 0;
+}
+
+static int ion_test_map_copy(struct ion_test_slot_data *s,
+			     struct sg_table *cpu, struct device *dev)
+{
+	struct scatterlist *from, *to;
+	unsigned int i;
+	int ret;
+
+	ret = ion_test_reachable(cpu);
+	if (ret)
+		return ret;
+	ret = sg_alloc_table(&s->copy, cpu->orig_nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+	to = s->copy.sgl;
+	for_each_sgtable_sg(cpu, from, i) {
+		sg_set_page(to, sg_page(from), from->length, from->offset);
+		to = sg_next(to);
+	}
+	ret = dma_map_sgtable(dev, &s->copy, DMA_BIDIRECTIONAL, 0);
+	if (ret) {
+		sg_free_table(&s->copy);
+		return ret;
+	}
+	s->dma_sgt = &s->copy;
+	s->mapped = true;
+	return 0;
+}
+
+static int ion_test_import_client(struct ion_test_file *tf,
+				  struct ion_test_slot_data *s,
+				  struct ion_test_import *arg)
+{
+	struct device *dev = ion_test_edu_device();
+	struct sg_table *cpu;
+	phys_addr_t phys;
+	size_t len;
+
+	s->handle = ion_import_fd(tf->client, arg->fd);
+	if (IS_ERR_OR_NULL(s->handle))
+		return s->handle ? PTR_ERR(s->handle) : -EINVAL;
+	cpu = ion_sg_table(tf->client, s->handle);
+	if (IS_ERR_OR_NULL(cpu)) {
+		ion_free(tf->client, s->handle);
+		return cpu ? PTR_ERR(cpu) : -EINVAL;
+	}
+	s->size = ion_test_sgt_size(cpu);
+	arg->cpu_segs = cpu->orig_nents;
+	arg->cpu_phys = sg_phys(cpu->sgl);
+	arg->phys_err = ion_phys(tf->client, s->handle, &phys, &len);
+	if (!arg->phys_err)
+		arg->phys = phys;
+	arg->dma_err = dev ? ion_test_map_copy(s, cpu, dev) : -ENODEV;
+	return 0;
+}
+
+/* Look at the pages through the client before edu touches them. */
+static int ion_test_preflight(struct ion_test_file *tf, int fd)
+{
+	struct ion_handle *handle;
+	struct sg_table *cpu;
+	int ret;
+
+	if (ion_test_edu_iommu())
+		return 0;
+	handle = ion_import_fd(tf->client, fd);
+	if (IS_ERR_OR_NULL(handle))
+		return handle ? PTR_ERR(handle) : -EINVAL;
+	cpu = ion_sg_table(tf->client, handle);
+	if (IS_ERR_OR_NULL(cpu))
+		ret = cpu ? PTR_ERR(cpu) : -EINVAL;
+	else
+		ret = ion_test_reachable(cpu);
+	ion_free(tf->client, handle);
+	return ret;
+}
+
+static int ion_test_attach(struct ion_test_slot_data *s, struct device *dev)
+{
+	struct sg_table *sgt;
+
+	s->attach = dma_buf_attach(s->dmabuf, dev);
+	if (IS_ERR(s->attach)) {
+		int ret = PTR_ERR(s->attach);
+
+		s->attach = NULL;
+		return ret;
+	}
+	sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		dma_buf_detach(s->dmabuf, s->attach);
+		s->attach = NULL;
+		return PTR_ERR(sgt);
+	}
+	s->dma_sgt = sgt;
+	s->mapped = true;
+	return 0;
+}
+
+static int ion_test_import_dmabuf(struct ion_test_file *tf,
+				  struct ion_test_slot_data *s,
+				  struct ion_test_import *arg)
+{
+	struct device *dev = ion_test_edu_device();
+
+	s->dmabuf = dma_buf_get(arg->fd);
+	if (IS_ERR(s->dmabuf))
+		return PTR_ERR(s->dmabuf);
+	s->size = s->dmabuf->size;
+	arg->phys_err = -EOPNOTSUPP;
+	if (!dev) {
+		arg->dma_err = -ENODEV;
+		return 0;
+	}
+	arg->dma_err = ion_test_preflight(tf, arg->fd);
+	if (!arg->dma_err)
+		arg->dma_err = ion_test_attach(s, dev);
+	return 0;
+}
+
+static void ion_test_slot_free(struct ion_test_file *tf,
+			       struct ion_test_slot_data *s)
+{
+	struct device *dev = ion_test_edu_device();
+
+	if (s->mode == ION_TEST_MODE_CLIENT) {
+		if (s->mapped) {
+			dma_unmap_sgtable(dev, &s->copy, DMA_BIDIRECTIONAL, 0);
+			sg_free_table(&s->copy);
+		}
+		ion_free(tf->client, s->handle);
+	} else {
+		if (s->attach) {
+			dma_buf_unmap_attachment_unlocked(s->attach, s->dma_sgt,
+							  DMA_BIDIRECTIONAL);
+			dma_buf_detach(s->dmabuf, s->attach);
+		}
+		dma_buf_put(s->dmabuf);
+	}
+	kfree(s);
+}
+
+static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_import arg;
+	struct ion_test_slot_data *s;
+	unsigned int slot;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved || (arg.mode != ION_TEST_MODE_CLIENT &&
+			     arg.mode != ION_TEST_MODE_DMABUF))
+		return -EINVAL;
+	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
+		if (!tf->slots[slot])
+			break;
+	if (slot == ION_TEST_MAX_SLOTS)
+		return -ENOSPC;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->mode = arg.mode;
+	arg = (struct ion_test_import){ .fd = arg.fd, .mode = arg.mode };
+	if (s->mode == ION_TEST_MODE_CLIENT)
+		ret = ion_test_import_client(tf, s, &arg);
+	else
+		ret = ion_test_import_dmabuf(tf, s, &arg);
+	if (ret) {
+		kfree(s);
+		return ret;
+	}
+	arg.slot = slot;
+	arg.size = s->size;
+	if (s->mapped) {
+		arg.dma_addr = sg_dma_address(s->dma_sgt->sgl);
+		arg.dma_segs = s->dma_sgt->nents;
+	}
+	if (copy_to_user(uarg, &arg, sizeof(arg))) {
+		ion_test_slot_free(tf, s);
+		return -EFAULT;
+	}
+	tf->slots[slot] = s;
+	return 0;
+}
+
+static struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf,
+						u32 slot)
+{
+	return slot < ION_TEST_MAX_SLOTS ? tf->slots[slot] : NULL;
+}
+
+static long ion_test_ioc_release(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_slot arg;
+	struct ion_test_slot_data *s;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	s = ion_test_slot(tf, arg.slot);
+	if (arg.reserved || !s)
+		return -EINVAL;
+	tf->slots[arg.slot] = NULL;
+	ion_test_slot_free(tf, s);
+	return 0;
+}
+
+/* DMA address of byte @off of @s and the DMA-contiguous bytes from there. */
+static int ion_test_dma_at(struct ion_test_slot_data *s, u64 off,
+			   dma_addr_t *addr, u32 *avail)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(s->dma_sgt, sg, i) {
+		if (off < sg_dma_len(sg)) {
+			*addr = sg_dma_address(sg) + off;
+			*avail = sg_dma_len(sg) - off;
+			return 0;
+		}
+		off -= sg_dma_len(sg);
+	}
+	return -ERANGE;
+}
+
+/* Move @len bytes at @off of @s to (or from) the start of edu's buffer. */
+static int ion_test_xfer(struct ion_test_slot_data *s, u64 off, u32 len,
+			 bool to_ram, u64 *first)
+{
+	u32 done = 0, avail, piece;
+	dma_addr_t addr;
+	int ret;
+
+	while (done < len) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = ion_test_dma_at(s, off + done, &addr, &avail);
+		if (ret)
+			return ret;
+		piece = min(len - done, avail);
+		if (!done)
+			*first = addr;
+		ret = ion_test_edu_xfer(addr, done, piece, to_ram);
+		if (ret)
+			return ret;
+		done += piece;
+	}
+	return 0;
+}
+
+static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
+{
+	return s->mapped && off <= s->size && len <= s->size - off;
+}
+
+static void ion_test_sync(struct ion_test_slot_data *s, bool for_device)
+{
+	struct device *dev = ion_test_edu_device();
+
+	/* dma-buf mode: the exporter syncs on DMA_BUF_IOCTL_SYNC. */
+	if (s->mode != ION_TEST_MODE_CLIENT)
+		return;
+	if (for_device)
+		dma_sync_sgtable_for_device(dev, &s->copy, DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sgtable_for_cpu(dev, &s->copy, DMA_BIDIRECTIONAL);
+}
+
+static long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_slot_data *src, *dst;
+	struct ion_test_dma arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	src = ion_test_slot(tf, arg.src_slot);
+	dst = ion_test_slot(tf, arg.dst_slot);
+	if (arg.flags || !src || !dst || !arg.len ||
+	    arg.len > ION_TEST_MAX_XFER)
+		return -EINVAL;
+	if (!ion_test_edu_device())
+		return -ENODEV;
+	if (!ion_test_range_ok(src, arg.src_off, arg.len) ||
+	    !ion_test_range_ok(dst, arg.dst_off, arg.len))
+		return -ERANGE;
+
+	ion_test_sync(src, true);
+	ret = ion_test_xfer(src, arg.src_off, arg.len, false, &arg.src_dma);
+	if (ret)
+		return ret;
+	ion_test_sync(dst, true);
+	ret = ion_test_xfer(dst, arg.dst_off, arg.len, true, &arg.dst_dma);
+	ion_test_sync(dst, false);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+static long ion_test_ioc_info(void __user *uarg)
+{
+	struct ion_test_info info = {
+		.has_edu = !!ion_test_edu_device(),
+		.dma_bits = ion_test_edu_dma_bits(),
+		.iommu = ion_test_edu_iommu(),
+		.max_xfer = ION_TEST_MAX_XFER,
+		.attr_query = ION_TEST_HAVE_ATTR,
+	};
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_slot_data *s;
+	struct ion_test_attr arg;
+	u64 bits = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	s = ion_test_slot(tf, arg.slot);
+	if (arg.reserved || !s || s->mode != ION_TEST_MODE_CLIENT)
+		return -EINVAL;
+	if (!ION_TEST_HAVE_ATTR)
+		return -EOPNOTSUPP;
+	arg.kernel_err = ion_test_kernel_attr(sg_page(s->copy.sgl), &bits);
+	arg.kernel_bits = bits;
+	bits = 0;
+	arg.user_err = arg.uaddr ? ion_test_user_attr(arg.uaddr, &bits) :
+		       -ENOENT;
+	arg.user_bits = bits;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+static long ion_test_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct ion_test_file *tf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	mutex_lock(&tf->lock);
+	switch (cmd) {
+	case ION_TEST_IOC_INFO:
+		ret = ion_test_ioc_info(uarg);
+		break;
+	case ION_TEST_IOC_IMPORT:
+		ret = ion_test_ioc_import(tf, uarg);
+		break;
+	case ION_TEST_IOC_RELEASE:
+		ret = ion_test_ioc_release(tf, uarg);
+		break;
+	case ION_TEST_IOC_DMA:
+		ret = ion_test_ioc_dma(tf, uarg);
+		break;
+	case ION_TEST_IOC_ATTR:
+		ret = ion_test_ioc_attr(tf, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+	mutex_unlock(&tf->lock);
+	return ret;
+}
+
+static int ion_test_open(struct inode *inode, struct file *file)
+{
+	struct ion_test_file *tf;
+
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	if (!tf)
+		return -ENOMEM;
+	tf->client = ion_client_create(~0U, "ion_test");
+	if (IS_ERR_OR_NULL(tf->client)) {
+		int ret = tf->client ? PTR_ERR(tf->client) : -ENOMEM;
+
+		kfree(tf);
+		return ret;
+	}
+	mutex_init(&tf->lock);
+	file->private_data = tf;
+	return 0;
+}
+
+static int ion_test_release(struct inode *inode, struct file *file)
+{
+	struct ion_test_file *tf = file->private_data;
+	unsigned int i;
+
+	for (i = 0; i < ION_TEST_MAX_SLOTS; i++)
+		if (tf->slots[i])
+			ion_test_slot_free(tf, tf->slots[i]);
+	ion_client_destroy(tf->client);
+	mutex_destroy(&tf->lock);
+	kfree(tf);
+	return 0;
+}
+
+static const struct file_operations ion_test_fops = {
+	.owner = THIS_MODULE,
+	.open = ion_test_open,
+	.release = ion_test_release,
+	.unlocked_ioctl = ion_test_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice ion_test_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "ion_test",
+	.fops = &ion_test_fops,
+	.mode = 0600,
+};
+
+static int __init ion_test_init(void)
+{
+	int ret;
+
+	ret = ion_test_edu_register();
+	if (ret)
+		return ret;
+	ret = misc_register(&ion_test_miscdev);
+	if (ret)
+		ion_test_edu_unregister();
+	return ret;
+}
+
+static void __exit ion_test_exit(void)
+{
+	misc_deregister(&ion_test_miscdev);
+	ion_test_edu_unregister();
+}
+
+module_init(ion_test_init);
+module_exit(ion_test_exit);
+MODULE_DESCRIPTION("ion test DMA importer for QEMU's edu device");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(ION);
+MODULE_IMPORT_NS(DMA_BUF);
