@@ -19,6 +19,7 @@
 
 struct device;
 struct ion_heap;
+struct module;
 struct seq_file;
 
 /**
@@ -48,9 +49,12 @@ struct ion_buffer {
  * @allocate:	     required.  Back @buffer with @len bytes (page aligned,
  *		     never 0) honouring @align and @flags; set
  *		     @buffer->sg_table (or provide @map_dma).  The memory must
- *		     be zeroed.  Returns 0, -ENOMEM when the heap cannot give
- *		     that much now (the core then tries the next heap in the
- *		     mask), or another -errno.  May sleep; must give up when
+ *		     be zeroed.  An uncached buffer (no ION_FLAG_CACHED) must
+ *		     leave no dirty CPU cache lines behind: the core maps it
+ *		     for devices with DMA_ATTR_SKIP_CPU_SYNC.  Returns 0,
+ *		     -ENOMEM when the heap cannot give that much now (the
+ *		     core then tries the next heap in the mask), or another
+ *		     -errno.  May sleep; must give up when
  *		     fatal_signal_pending().
  * @free:	     required.  Release what @allocate set up.  May sleep.
  * @phys:	     optional, contiguous heaps only.  Physical address and
@@ -110,8 +114,11 @@ struct ion_heap_ops {
  *		by default equal to @type
  * @ops:	the heap's operations
  * @dev:	optional device the heap allocates for (DMA-API heaps); the
- *		core uses it for the heap's own cache maintenance
+ *		heap's @begin_cpu_access / @end_cpu_access do the cache
+ *		maintenance for it
  * @priv:	the heap's own data
+ * @owner:	optional: the module providing the heap, when it is not
+ *		ion.ko itself; each buffer pins it
  * @node:	core only: entry in the device's heap list
  * @core:	core only: statistics and debugfs state
  *
@@ -125,6 +132,7 @@ struct ion_heap {
 	const struct ion_heap_ops *ops;
 	struct device *dev;
 	void *priv;
+	struct module *owner;
 
 	struct list_head node;
 	void *core;

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: buffers - creation through a heap mask, the one release path, the
+ * kernel mapping, and all accounting.
+ */
+#include <linux/dma-buf.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "ion_priv.h"
+
+/**
+ * DOC: buffers
+ *
+ * A buffer is created in one step with its dma-buf: ion_buffer_create()
+ * validates the request, tries the heaps of the mask in priority order
+ * (highest heap id first; a heap answering -ENOMEM passes the request on
+ * to the next one, any other error ends the search), exports the dma-buf
+ * and charges the buffer.  From then on the buffer is the dma-buf's: it is
+ * freed only by the dma-buf's release op, through ion_buffer_release(),
+ * when the last reference to the dma-buf file goes.
+ *
+ * All accounting is done here, in ion_account_attempt(), ion_charge() and
+ * ion_uncharge(): per heap and in total, live buffers and bytes, the peak
+ * of bytes, successful allocations and failed attempts.  This is where
+ * per-client quotas and memcg charging will hook in.  The backing of a
+ * buffer is reached only through the heap ops and ion_buffer_sg_table(),
+ * which already sets up a heap's sg table lazily; delayed allocation (the
+ * backing chosen at first attach) will fit behind the same two doors.
+ */
+
+/* Count one allocation attempt on @heap. */
+static void ion_account_attempt(struct ion_device *dev, struct ion_heap *heap,
+				bool ok)
+{
+	struct ion_heap_core *core = heap->core;
+
+	spin_lock(&dev->stats_lock);
+	if (ok) {
+		core->stats.allocs++;
+		dev->stats.allocs++;
+	} else {
+		core->stats.alloc_failures++;
+		dev->stats.alloc_failures++;
+	}
+	spin_unlock(&dev->stats_lock);
+}
+
+static void ion_stats_add(struct ion_stats *st, u64 size)
+{
+	st->buffers++;
+	st->bytes += size;
+	st->peak_bytes = max(st->peak_bytes, st->bytes);
+}
+
+static void ion_stats_sub(struct ion_stats *st, u64 size)
+{
+	st->buffers--;
+	st->bytes -= size;
+}
+
+/* Make a new, exported buffer live: counted and listed in its heap. */
+static void ion_charge(struct ion_core_buffer *buffer)
+{
+	struct ion_device *dev = buffer->dev;
+	struct ion_heap_core *core = buffer->base.heap->core;
+
+	spin_lock(&dev->stats_lock);
+	ion_stats_add(&core->stats, buffer->base.size);
+	ion_stats_add(&dev->stats, buffer->base.size);
+	list_add_tail(&buffer->heap_node, &core->buffers);
+	spin_unlock(&dev->stats_lock);
+}
+
+static void ion_uncharge(struct ion_core_buffer *buffer)
+{
+	struct ion_device *dev = buffer->dev;
+	struct ion_heap_core *core = buffer->base.heap->core;
+
+	spin_lock(&dev->stats_lock);
+	list_del(&buffer->heap_node);
+	ion_stats_sub(&core->stats, buffer->base.size);
+	ion_stats_sub(&dev->stats, buffer->base.size);
+	spin_unlock(&dev->stats_lock);
+}
+
+/**
+ * ion_stats_read() - snapshot the accounting of a heap or of the device
+ * @dev:  the device
+ * @heap: a registered heap, or NULL for the totals
+ * @out:  where to store the snapshot
+ *
+ * Context: Any context that may take a spinlock; does not sleep.
+ */
+void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
+		    struct ion_stats *out)
+{
+	struct ion_heap_core *core = heap ? heap->core : NULL;
+
+	spin_lock(&dev->stats_lock);
+	*out = core ? core->stats : dev->stats;
+	spin_unlock(&dev->stats_lock);
+}
+
+/* Give @buffer's backing back to its heap and drop the heap's pin. */
+static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+
+	if (buffer->heap_mapped_dma) {
+		heap->ops->unmap_dma(heap, &buffer->base);
+		buffer->base.sg_table = NULL;
+		buffer->heap_mapped_dma = false;
+	}
+	heap->ops->free(&buffer->base);
+	module_put(heap->owner);
+	buffer->base.heap = NULL;
+}
+
+static int ion_buffer_try_heap(struct ion_device *dev, struct ion_heap *heap,
+			       struct ion_core_buffer *buffer)
+{
+	struct ion_buffer *base = &buffer->base;
+	int ret;
+
+	if (!try_module_get(heap->owner))
+		return -ENOMEM;
+	base->heap = heap;
+	ret = heap->ops->allocate(heap, base, base->size, base->align,
+				  base->flags);
+	if (!ret && WARN_ON_ONCE(!base->sg_table && !heap->ops->map_dma)) {
+		heap->ops->free(base);
+		ret = -EINVAL;
+	}
+	ion_account_attempt(dev, heap, !ret);
+	if (ret) {
+		base->heap = NULL;
+		base->sg_table = NULL;
+		base->priv_virt = NULL;
+		module_put(heap->owner);
+	}
+	return ret;
+}
+
+/* Back @buffer from the first heap of @heap_mask that can. */
+static int ion_buffer_back(struct ion_device *dev,
+			   struct ion_core_buffer *buffer,
+			   unsigned int heap_mask)
+{
+	struct ion_heap *heap;
+	int ret = -ENODEV;
+
+	down_read(&dev->heap_lock);
+	list_for_each_entry(heap, &dev->heaps, node) {
+		if (!(heap_mask & BIT(heap->id)))
+			continue;
+		/* More than all of RAM: no heap can, and no OOM kill. */
+		if ((buffer->base.size >> PAGE_SHIFT) > totalram_pages()) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		ret = ion_buffer_try_heap(dev, heap, buffer);
+		if (ret != -ENOMEM)
+			break;
+	}
+	up_read(&dev->heap_lock);
+	return ret;
+}
+
+/**
+ * ion_buffer_create() - allocate a buffer and its dma-buf
+ * @dev:       the device
+ * @owner:     name of the allocating client, for debugfs
+ * @len:       size in bytes, rounded up to whole pages
+ * @align:     0 or a power of two
+ * @heap_mask: heaps to try, by heap id
+ * @flags:     ION_FLAG_*
+ *
+ * The new dma-buf's file holds the one reference the caller gets; hand it
+ * to an fd or a handle, or drop it with dma_buf_put().
+ *
+ * Context: Process context; sleeps.  No lock of the core held.
+ * Return: the buffer, or ERR_PTR(-EINVAL) for a bad @len, @align or
+ * @flags, ERR_PTR(-ENODEV) when @heap_mask names no registered heap,
+ * ERR_PTR(-ENOMEM) when no heap could back it, ERR_PTR(-EINTR) on a fatal
+ * signal, or another heap error.
+ */
+struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
+					  const char *owner, u64 len,
+					  unsigned long align,
+					  unsigned int heap_mask,
+					  unsigned int flags)
+{
+	struct ion_core_buffer *buffer;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	if (!len || len > (SIZE_MAX & PAGE_MASK) ||
+	    (align && !is_power_of_2(align)) || (flags & ~ION_FLAGS_VALID))
+		return ERR_PTR(-EINVAL);
+	if (!heap_mask)
+		return ERR_PTR(-ENODEV);
+
+	buffer = kzalloc(sizeof(*buffer), GFP_KERNEL);
+	if (!buffer)
+		return ERR_PTR(-ENOMEM);
+	buffer->dev = dev;
+	buffer->base.size = PAGE_ALIGN(len);
+	buffer->base.align = align;
+	buffer->base.flags = flags;
+	strscpy(buffer->owner, owner, sizeof(buffer->owner));
+	mutex_init(&buffer->lock);
+	INIT_LIST_HEAD(&buffer->attachments);
+
+	ret = ion_buffer_back(dev, buffer, heap_mask);
+	if (ret)
+		goto err_free_buffer;
+
+	dmabuf = ion_dmabuf_export(buffer);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto err_free_backing;
+	}
+	buffer->dmabuf = dmabuf;
+	buffer->ino = file_inode(dmabuf->file)->i_ino;
+	buffer->id = atomic64_inc_return(&dev->next_buffer_id);
+	ion_charge(buffer);
+	return buffer;
+
+err_free_backing:
+	ion_buffer_free_backing(buffer);
+err_free_buffer:
+	mutex_destroy(&buffer->lock);
+	kfree(buffer);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ion_buffer_release() - free a buffer; the dma-buf's release op
+ * @buffer: the buffer, whose dma-buf has no references left
+ *
+ * Context: Process context; sleeps.
+ */
+void ion_buffer_release(struct ion_core_buffer *buffer)
+{
+	ion_uncharge(buffer);
+	WARN_ON_ONCE(buffer->kmap_count || buffer->attach_count);
+	ion_buffer_free_backing(buffer);
+	mutex_destroy(&buffer->lock);
+	kfree(buffer);
+}
+
+/**
+ * __ion_buffer_sg_table() - the buffer's backing as CPU pages, locked
+ * @buffer: the buffer; its lock is held
+ *
+ * Sets the table up through the heap's map_dma the first time.
+ *
+ * Context: Process context; sleeps; &ion_core_buffer.lock held.
+ * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
+ */
+struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	struct sg_table *sgt;
+
+	lockdep_assert_held(&buffer->lock);
+	if (buffer->base.sg_table)
+		return buffer->base.sg_table;
+	if (WARN_ON_ONCE(!heap->ops->map_dma))
+		return ERR_PTR(-EINVAL);
+	sgt = heap->ops->map_dma(heap, &buffer->base);
+	if (IS_ERR_OR_NULL(sgt))
+		return sgt ? sgt : ERR_PTR(-ENOMEM);
+	buffer->base.sg_table = sgt;
+	buffer->heap_mapped_dma = true;
+	return sgt;
+}
+
+/**
+ * ion_buffer_sg_table() - the buffer's backing as CPU pages
+ * @buffer: the buffer
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
+ */
+struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer)
+{
+	struct sg_table *sgt;
+
+	mutex_lock(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
+	mutex_unlock(&buffer->lock);
+	return sgt;
+}
+
+/* The default kernel mapping: vmap the pages of the sg table. */
+static void *ion_buffer_vmap_pages(struct ion_core_buffer *buffer)
+{
+	unsigned long npages = buffer->base.size >> PAGE_SHIFT, i = 0;
+	pgprot_t prot = PAGE_KERNEL;
+	struct sg_page_iter piter;
+	struct sg_table *sgt;
+	struct page **pages;
+	void *vaddr;
+
+	sgt = __ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return ERR_CAST(sgt);
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (i == npages)
+			break;
+		pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (!(buffer->base.flags & ION_FLAG_CACHED))
+		prot = pgprot_writecombine(prot);
+	vaddr = i == npages ? vmap(pages, npages, VM_MAP, prot) : NULL;
+	kvfree(pages);
+	return vaddr ? vaddr : ERR_PTR(-ENOMEM);
+}
+
+/**
+ * ion_buffer_kmap() - map the whole buffer in the kernel, counted
+ * @buffer: the buffer
+ *
+ * The first user maps (through the heap's map_kernel, or by vmapping the
+ * sg table write-combined unless ION_FLAG_CACHED); later users share the
+ * mapping.  Undo with ion_buffer_kunmap().
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the kernel address, or an ERR_PTR.
+ */
+void *ion_buffer_kmap(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	void *vaddr;
+
+	mutex_lock(&buffer->lock);
+	if (buffer->kmap_count) {
+		buffer->kmap_count++;
+		vaddr = buffer->vaddr;
+		goto out_unlock;
+	}
+	if (heap->ops->map_kernel)
+		vaddr = heap->ops->map_kernel(heap, &buffer->base);
+	else
+		vaddr = ion_buffer_vmap_pages(buffer);
+	if (IS_ERR_OR_NULL(vaddr)) {
+		vaddr = vaddr ? vaddr : ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	buffer->vaddr = vaddr;
+	buffer->kmap_count = 1;
+out_unlock:
+	mutex_unlock(&buffer->lock);
+	return vaddr;
+}
+
+/**
+ * ion_buffer_kunmap() - drop one user of the kernel mapping
+ * @buffer: the buffer, mapped with ion_buffer_kmap()
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ */
+void ion_buffer_kunmap(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+
+	mutex_lock(&buffer->lock);
+	if (WARN_ON_ONCE(!buffer->kmap_count))
+		goto out_unlock;
+	if (--buffer->kmap_count)
+		goto out_unlock;
+	if (heap->ops->unmap_kernel)
+		heap->ops->unmap_kernel(heap, &buffer->base);
+	else
+		vunmap(buffer->vaddr);
+	buffer->vaddr = NULL;
+out_unlock:
+	mutex_unlock(&buffer->lock);
+}
+
+/**
+ * ion_buffer_phys() - physical address and length of a contiguous buffer
+ * @buffer: the buffer
+ * @addr:   where to store the address
+ * @len:    where to store the length
+ *
+ * Context: Process context.
+ * Return: 0, -ENODEV when the heap has no phys op (its memory is not
+ * contiguous), or the heap's -errno.
+ */
+int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
+		    size_t *len)
+{
+	struct ion_heap *heap = buffer->base.heap;
+
+	if (!heap->ops->phys)
+		return -ENODEV;
+	return heap->ops->phys(heap, &buffer->base, addr, len);
+}

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the dma-buf side of a buffer - dma_buf_ops for importers, CPU
+ * access, user and kernel mappings.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/fcntl.h>
+#include <linux/highmem.h>
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "ion_priv.h"
+
+/**
+ * DOC: dma-buf
+ *
+ * Every buffer is one dma-buf (exporter name "ion").  Each attachment gets
+ * its own copy of the buffer's sg table, so each device has its own DMA
+ * addresses; map_dma_buf maps that copy with dma_map_sgtable() for the
+ * attached device.  Uncached buffers (no ION_FLAG_CACHED) hold no dirty CPU
+ * cache lines, so their mappings skip CPU syncs (DMA_ATTR_SKIP_CPU_SYNC)
+ * and CPU access needs no maintenance.  For cached buffers,
+ * begin_cpu_access and end_cpu_access (DMA_BUF_IOCTL_SYNC, ION_IOC_SYNC)
+ * sync every mapped attachment in the direction it was mapped with, plus
+ * the kernel mapping if there is one; the heap's own begin/end_cpu_access
+ * run after that for every buffer.
+ *
+ * User mappings are write-combined for uncached buffers.  Without a heap
+ * map_user op the pages of the sg table are remapped chunk by chunk,
+ * starting vm_pgoff pages into the buffer, and never past its end.  Kernel
+ * mappings (vmap) are counted and shared with ion_map_kernel().
+ */
+
+/**
+ * struct ion_attachment - one device attached to a buffer
+ * @dev:    the importing device
+ * @table:  the attachment's own copy of the buffer's sg table
+ * @node:   entry in &ion_core_buffer.attachments
+ * @mapped: @table is DMA-mapped for @dev
+ * @dir:    direction of that mapping
+ *
+ * Lives from attach to detach; @node, @mapped and @dir are under the
+ * buffer's lock.
+ */
+struct ion_attachment {
+	struct device *dev;
+	struct sg_table table;
+	struct list_head node;
+	bool mapped;
+	enum dma_data_direction dir;
+};
+
+static bool ion_buffer_cached(const struct ion_core_buffer *buffer)
+{
+	return buffer->base.flags & ION_FLAG_CACHED;
+}
+
+static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst)
+{
+	struct scatterlist *s, *d;
+	unsigned int i;
+	int ret;
+
+	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+	d = dst->sgl;
+	for_each_sgtable_sg(src, s, i) {
+		sg_set_page(d, sg_page(s), s->length, s->offset);
+		d = sg_next(d);
+	}
+	return 0;
+}
+
+static int ion_dmabuf_attach(struct dma_buf *dmabuf,
+			     struct dma_buf_attachment *attach)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_attachment *a;
+	struct sg_table *sgt;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->dev = attach->dev;
+
+	mutex_lock(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
+	ret = IS_ERR(sgt) ? PTR_ERR(sgt) : ion_sg_table_dup(sgt, &a->table);
+	if (ret) {
+		mutex_unlock(&buffer->lock);
+		kfree(a);
+		return ret;
+	}
+	list_add_tail(&a->node, &buffer->attachments);
+	WRITE_ONCE(buffer->attach_count, buffer->attach_count + 1);
+	mutex_unlock(&buffer->lock);
+
+	attach->priv = a;
+	return 0;
+}
+
+static void ion_dmabuf_detach(struct dma_buf *dmabuf,
+			      struct dma_buf_attachment *attach)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_attachment *a = attach->priv;
+
+	mutex_lock(&buffer->lock);
+	list_del(&a->node);
+	WRITE_ONCE(buffer->attach_count, buffer->attach_count - 1);
+	mutex_unlock(&buffer->lock);
+	sg_free_table(&a->table);
+	kfree(a);
+}
+
+static unsigned long ion_dmabuf_map_attrs(const struct ion_core_buffer *buffer)
+{
+	return ion_buffer_cached(buffer) ? 0 : DMA_ATTR_SKIP_CPU_SYNC;
+}
+
+static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
+				       enum dma_data_direction dir)
+{
+	struct ion_core_buffer *buffer = attach->dmabuf->priv;
+	struct ion_attachment *a = attach->priv;
+	int ret;
+
+	ret = dma_map_sgtable(a->dev, &a->table, dir,
+			      ion_dmabuf_map_attrs(buffer));
+	if (ret)
+		return ERR_PTR(ret);
+	mutex_lock(&buffer->lock);
+	a->mapped = true;
+	a->dir = dir;
+	mutex_unlock(&buffer->lock);
+	return &a->table;
+}
+
+static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
+			     struct sg_table *sgt, enum dma_data_direction dir)
+{
+	struct ion_core_buffer *buffer = attach->dmabuf->priv;
+	struct ion_attachment *a = attach->priv;
+
+	mutex_lock(&buffer->lock);
+	a->mapped = false;
+	mutex_unlock(&buffer->lock);
+	dma_unmap_sgtable(a->dev, sgt, dir, ion_dmabuf_map_attrs(buffer));
+}
+
+static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
+				       enum dma_data_direction dir)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
+	struct ion_attachment *a;
+
+	if (ion_buffer_cached(buffer)) {
+		mutex_lock(&buffer->lock);
+		if (buffer->kmap_count)
+			invalidate_kernel_vmap_range(buffer->vaddr,
+						     buffer->base.size);
+		list_for_each_entry(a, &buffer->attachments, node) {
+			if (a->mapped)
+				dma_sync_sgtable_for_cpu(a->dev, &a->table,
+							 a->dir);
+		}
+		mutex_unlock(&buffer->lock);
+	}
+	if (heap->ops->begin_cpu_access)
+		return heap->ops->begin_cpu_access(heap, &buffer->base, dir);
+	return 0;
+}
+
+static int ion_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
+				     enum dma_data_direction dir)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
+	struct ion_attachment *a;
+
+	if (ion_buffer_cached(buffer)) {
+		mutex_lock(&buffer->lock);
+		if (buffer->kmap_count)
+			flush_kernel_vmap_range(buffer->vaddr,
+						buffer->base.size);
+		list_for_each_entry(a, &buffer->attachments, node) {
+			if (a->mapped)
+				dma_sync_sgtable_for_device(a->dev, &a->table,
+							    a->dir);
+		}
+		mutex_unlock(&buffer->lock);
+	}
+	if (heap->ops->end_cpu_access)
+		return heap->ops->end_cpu_access(heap, &buffer->base, dir);
+	return 0;
+}
+
+/* The default user mapping: remap the sg chunks from vm_pgoff on. */
+static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
+				 struct vm_area_struct *vma)
+{
+	unsigned long addr = vma->vm_start, skip = vma->vm_pgoff;
+	unsigned long left = vma_pages(vma), npages, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+	int ret;
+
+	sgt = ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (WARN_ON_ONCE(sg->offset || !PAGE_ALIGNED(sg->length)))
+			return -EINVAL;
+		npages = sg->length >> PAGE_SHIFT;
+		if (skip >= npages) {
+			skip -= npages;
+			continue;
+		}
+		n = min(npages - skip, left);
+		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)) + skip,
+				      n << PAGE_SHIFT, vma->vm_page_prot);
+		if (ret)
+			return ret;
+		addr += n << PAGE_SHIFT;
+		left -= n;
+		skip = 0;
+		if (!left)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
+	unsigned long end;
+
+	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
+	    end > buffer->base.size >> PAGE_SHIFT)
+		return -EINVAL;
+	if (!ion_buffer_cached(buffer))
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (heap->ops->map_user)
+		return heap->ops->map_user(heap, &buffer->base, vma);
+	return ion_dmabuf_mmap_pages(buffer, vma);
+}
+
+static int ion_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	void *vaddr = ion_buffer_kmap(dmabuf->priv);
+
+	if (IS_ERR(vaddr))
+		return PTR_ERR(vaddr);
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void ion_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	ion_buffer_kunmap(dmabuf->priv);
+}
+
+static void ion_dmabuf_release(struct dma_buf *dmabuf)
+{
+	ion_buffer_release(dmabuf->priv);
+}
+
+static const struct dma_buf_ops ion_dmabuf_ops = {
+	.attach = ion_dmabuf_attach,
+	.detach = ion_dmabuf_detach,
+	.map_dma_buf = ion_dmabuf_map,
+	.unmap_dma_buf = ion_dmabuf_unmap,
+	.begin_cpu_access = ion_dmabuf_begin_cpu_access,
+	.end_cpu_access = ion_dmabuf_end_cpu_access,
+	.mmap = ion_dmabuf_mmap,
+	.vmap = ion_dmabuf_vmap,
+	.vunmap = ion_dmabuf_vunmap,
+	.release = ion_dmabuf_release,
+};
+
+/**
+ * ion_dmabuf_export() - create the dma-buf of a new buffer
+ * @buffer: the buffer, backed by its heap
+ *
+ * The dma-buf pins ion.ko until it is released.
+ *
+ * Context: Process context; sleeps.
+ * Return: the dma-buf, its file holding one reference, or an ERR_PTR.
+ */
+struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+
+	exp.exp_name = "ion";
+	exp.owner = THIS_MODULE;
+	exp.ops = &ion_dmabuf_ops;
+	exp.size = buffer->base.size;
+	exp.flags = O_RDWR;
+	exp.priv = buffer;
+	return dma_buf_export(&exp);
+}
+
+/**
+ * ion_dmabuf_to_buffer() - the ion buffer behind a dma-buf
+ * @dmabuf: any dma-buf
+ *
+ * Context: Any context.
+ * Return: the buffer, or NULL when ion did not export @dmabuf.
+ */
+struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf)
+{
+	return dmabuf->ops == &ion_dmabuf_ops ? dmabuf->priv : NULL;
+}
+
+/**
+ * ion_dmabuf_sync_fd() - ION_IOC_SYNC: end CPU access to an ion dma-buf
+ * @fd: the dma-buf fd
+ *
+ * Does what DMA_BUF_IOCTL_SYNC with DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW
+ * does, so CPU writes become visible to the devices the buffer is mapped
+ * for.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, -EBADF for a bad fd, -EINVAL when @fd is not a dma-buf that
+ * ion exported, or a heap's -errno.
+ */
+int ion_dmabuf_sync_fd(int fd)
+{
+	struct dma_buf *dmabuf;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (ion_dmabuf_to_buffer(dmabuf))
+		ret = dma_buf_end_cpu_access(dmabuf, DMA_BIDIRECTIONAL);
+	else
+		ret = -EINVAL;
+	dma_buf_put(dmabuf);
+	return ret;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the heap registry - registration, priority order, queries and
+ * custom commands.
+ */
+#include <linux/debugfs.h>
+#include <linux/errno.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "ion_priv.h"
+
+/**
+ * DOC: heap priority
+ *
+ * The device keeps its heaps sorted by heap id, highest first, whatever
+ * order they register in.  That one order serves everything: a mask with
+ * several heaps is tried in it (dma 4, carveout 2, system_contig 1,
+ * system 0 - the 4.12+ rule, and the article's "in the order added" when
+ * heaps register highest id first), ION_IOC_HEAP_QUERY lists heaps in it,
+ * and ION_IOC_CUSTOM offers a command to the heaps in it.
+ */
+
+/* Why @heap cannot be registered, or NULL. */
+static const char *ion_heap_check(const struct ion_heap *heap)
+{
+	const struct ion_heap_ops *ops = heap->ops;
+
+	if (!heap->name || !heap->name[0] ||
+	    strnlen(heap->name, ION_MAX_HEAP_NAME) >= ION_MAX_HEAP_NAME ||
+	    strchr(heap->name, '/'))
+		return "bad name";
+	if (heap->id >= ION_NUM_HEAP_IDS)
+		return "bad id";
+	if (!ops || !ops->allocate || !ops->free)
+		return "allocate and free are required";
+	if (!ops->map_dma != !ops->unmap_dma)
+		return "map_dma and unmap_dma go together";
+	if (!ops->map_kernel != !ops->unmap_kernel)
+		return "map_kernel and unmap_kernel go together";
+	return NULL;
+}
+
+/* Insert @heap into the sorted list, or refuse a duplicate id or name. */
+static int ion_heap_insert(struct ion_device *dev, struct ion_heap *heap)
+{
+	struct list_head *pos = &dev->heaps;
+	struct ion_heap *other;
+
+	lockdep_assert_held_write(&dev->heap_lock);
+	list_for_each_entry(other, &dev->heaps, node) {
+		if (other->id == heap->id || !strcmp(other->name, heap->name))
+			return -EINVAL;
+	}
+	list_for_each_entry(other, &dev->heaps, node) {
+		if (other->id < heap->id) {
+			pos = &other->node;
+			break;
+		}
+	}
+	list_add_tail(&heap->node, pos);
+	return 0;
+}
+
+/**
+ * ion_device_add_heap() - register a heap
+ * @heap: the heap, with name, type, id and ops set
+ *
+ * The heap is listed in priority order (highest id first) and gets its
+ * debugfs file.  It must stay registered while buffers from it live; set
+ * @heap->owner when the heap lives in another module than ion.ko.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, -EINVAL for a bad name, id or ops or a name or id already
+ * registered, or -ENOMEM.
+ */
+int ion_device_add_heap(struct ion_heap *heap)
+{
+	struct ion_device *dev = &ion_dev;
+	struct ion_heap_core *core;
+	const char *why;
+	int ret;
+
+	why = heap ? ion_heap_check(heap) : "no heap";
+	if (why) {
+		pr_warn("ion: heap %s refused: %s\n",
+			heap && heap->name ? heap->name : "(null)", why);
+		return -EINVAL;
+	}
+	core = kzalloc(sizeof(*core), GFP_KERNEL);
+	if (!core)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&core->buffers);
+
+	down_write(&dev->heap_lock);
+	ret = ion_heap_insert(dev, heap);
+	if (ret) {
+		up_write(&dev->heap_lock);
+		pr_warn("ion: heap %s refused: id %u or name taken\n",
+			heap->name, heap->id);
+		kfree(core);
+		return ret;
+	}
+	heap->core = core;
+	spin_lock(&dev->stats_lock);
+	dev->heap_count++;
+	spin_unlock(&dev->stats_lock);
+	ion_debugfs_add_heap(dev, heap);
+	up_write(&dev->heap_lock);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
+
+/**
+ * ion_device_remove_heap() - unregister a heap
+ * @heap: a heap registered with ion_device_add_heap()
+ *
+ * Waits for allocations in progress; no buffer of the heap may be live.
+ *
+ * Context: Process context; sleeps.
+ */
+void ion_device_remove_heap(struct ion_heap *heap)
+{
+	struct ion_device *dev = &ion_dev;
+	struct ion_heap_core *core;
+
+	down_write(&dev->heap_lock);
+	core = heap->core;
+	if (WARN_ON_ONCE(!core)) {
+		up_write(&dev->heap_lock);
+		return;
+	}
+	debugfs_remove(core->debugfs);
+	list_del(&heap->node);
+	spin_lock(&dev->stats_lock);
+	dev->heap_count--;
+	WARN_ON_ONCE(!list_empty(&core->buffers));
+	spin_unlock(&dev->stats_lock);
+	heap->core = NULL;
+	up_write(&dev->heap_lock);
+	kfree(core);
+}
+EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
+
+/**
+ * ion_heap_query() - ION_IOC_HEAP_QUERY: describe the heaps
+ * @dev: the device
+ * @out: user array to fill, or NULL to ask for the number of heaps
+ * @cnt: in: entries in @out; out: entries filled, or the number of heaps
+ *	 when @out is NULL
+ *
+ * Heaps are listed in priority order.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 or -EFAULT.
+ */
+int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
+		   u32 *cnt)
+{
+	struct ion_heap *heap;
+	u32 n = 0;
+	int ret = 0;
+
+	down_read(&dev->heap_lock);
+	if (!out) {
+		*cnt = dev->heap_count;
+		goto out_unlock;
+	}
+	list_for_each_entry(heap, &dev->heaps, node) {
+		struct ion_heap_data data = {
+			.type = heap->type,
+			.heap_id = heap->id,
+		};
+
+		if (n == *cnt)
+			break;
+		strscpy(data.name, heap->name, sizeof(data.name));
+		if (copy_to_user(&out[n], &data, sizeof(data))) {
+			ret = -EFAULT;
+			goto out_unlock;
+		}
+		n++;
+	}
+	*cnt = n;
+out_unlock:
+	up_read(&dev->heap_lock);
+	return ret;
+}
+
+/**
+ * ion_heap_custom_ioctl() - ION_IOC_CUSTOM: offer a command to the heaps
+ * @dev: the device
+ * @cmd: heap-defined command
+ * @arg: heap-defined argument
+ *
+ * Each heap with a custom_ioctl op, in priority order, gets the command
+ * until one answers something other than -ENOTTY.
+ *
+ * Context: Process context; sleeps.
+ * Return: the answering heap's result, or -ENOTTY.
+ */
+long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct ion_heap *heap;
+	long ret = -ENOTTY;
+
+	down_read(&dev->heap_lock);
+	list_for_each_entry(heap, &dev->heaps, node) {
+		if (!heap->ops->custom_ioctl)
+			continue;
+		ret = heap->ops->custom_ioctl(heap, cmd, arg);
+		if (ret != -ENOTTY)
+			break;
+	}
+	up_read(&dev->heap_lock);
+	return ret;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion: the core's own objects.  Only kernel/core/ includes this header;
+ * heaps see ion_heap.h and nothing else.
+ */
+#ifndef _ION_PRIV_H
+#define _ION_PRIV_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "ion_heap.h"
+
+struct dentry;
+struct dma_buf;
+struct file;
+struct pid;
+
+/* Longest client name, including the terminating NUL. */
+#define ION_CLIENT_NAME_LEN	64
+
+/**
+ * struct ion_stats - allocation accounting of one heap or of the device
+ * @buffers:	    live buffers
+ * @bytes:	    bytes in live buffers
+ * @peak_bytes:	    high-water mark of @bytes
+ * @allocs:	    successful allocations so far
+ * @alloc_failures: failed allocation attempts so far
+ *
+ * Protected by &ion_device.stats_lock; changed only in ion_buffer.c.
+ */
+struct ion_stats {
+	u64 buffers;
+	u64 bytes;
+	u64 peak_bytes;
+	u64 allocs;
+	u64 alloc_failures;
+};
+
+/**
+ * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
+ * @stats:   the heap's accounting, under &ion_device.stats_lock
+ * @buffers: live buffers from this heap (&ion_core_buffer.heap_node),
+ *	     under &ion_device.stats_lock
+ * @debugfs: the heap's file in heaps/
+ *
+ * Lives from ion_device_add_heap() to ion_device_remove_heap().
+ */
+struct ion_heap_core {
+	struct ion_stats stats;
+	struct list_head buffers;
+	struct dentry *debugfs;
+};
+
+/**
+ * struct ion_device - the one ion device behind /dev/ion
+ * @misc:	  the misc device
+ * @heap_lock:	  protects @heaps and @heap_count; read for allocation,
+ *		  queries and custom ioctls, written by heap add/remove
+ * @heaps:	  registered heaps, sorted by id, highest first (priority
+ *		  order), under @heap_lock
+ * @heap_count:	  entries in @heaps; written under @heap_lock and
+ *		  @stats_lock, so either one is enough to read it
+ * @client_lock:  protects @clients, @client_count and client names; the
+ *		  last reference of a client is dropped under it
+ * @clients:	  every live client, user and kernel
+ * @client_count: entries in @clients
+ * @stats_lock:	  protects @stats, every heap's &ion_heap_core; a spinlock
+ *		  that is never held across anything that sleeps
+ * @stats:	  totals over all heaps
+ * @next_buffer_id: last buffer id handed out
+ * @debug_root:	  /sys/kernel/debug/ion
+ * @debug_heaps:  .../heaps
+ * @debug_clients: .../clients
+ */
+struct ion_device {
+	struct miscdevice misc;
+
+	struct rw_semaphore heap_lock;	/* the heap list */
+	struct list_head heaps;
+	unsigned int heap_count;
+
+	struct mutex client_lock;	/* clients, names, last client put */
+	struct list_head clients;
+	unsigned int client_count;
+
+	spinlock_t stats_lock;		/* all accounting, heap buffer lists */
+	struct ion_stats stats;
+	atomic64_t next_buffer_id;
+
+	struct dentry *debug_root;
+	struct dentry *debug_heaps;
+	struct dentry *debug_clients;
+};
+
+/* The device; there is exactly one (ion_dev.c). */
+extern struct ion_device ion_dev;
+
+/**
+ * struct ion_core_buffer - a buffer: the heap's view plus the core's state
+ * @base:	  what the heap sees (ion_heap.h); @base.sg_table is the
+ *		  backing as CPU pages
+ * @dev:	  the device
+ * @id:		  global buffer id, shown in debugfs
+ * @dmabuf:	  the one dma-buf of this buffer
+ * @heap_node:	  entry in the heap's buffer list, under
+ *		  &ion_device.stats_lock
+ * @ino:	  inode number of the dma-buf's file, shown in debugfs
+ * @owner:	  name of the client that allocated it (a copy: the buffer
+ *		  may outlive the client)
+ * @handle_count: clients holding a handle to this buffer
+ * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr
+ *		  and the lazy setup of @base.sg_table through map_dma
+ * @attachments:  &struct ion_attachment of every attached device
+ * @attach_count: entries in @attachments (read locklessly by debugfs)
+ * @kmap_count:	  users of the kernel mapping @vaddr
+ * @vaddr:	  the kernel mapping, while @kmap_count > 0
+ * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
+ *
+ * Lifetime: a buffer lives exactly as long as its dma-buf.  It is created
+ * by ion_buffer_create() together with the dma-buf and freed only by the
+ * dma-buf's release op, when the last reference to the dma-buf file goes
+ * (fds, handles, attachments and mappings all hold one).  Each buffer
+ * pins its heap's module, and through the dma-buf, ion.ko.
+ */
+struct ion_core_buffer {
+	struct ion_buffer base;
+	struct ion_device *dev;
+	u64 id;
+	struct dma_buf *dmabuf;
+	struct list_head heap_node;
+	unsigned long ino;
+	char owner[ION_CLIENT_NAME_LEN];
+	atomic_t handle_count;
+
+	struct mutex lock;		/* attachments, kernel mapping */
+	struct list_head attachments;
+	unsigned int attach_count;
+	unsigned int kmap_count;
+	void *vaddr;
+	bool heap_mapped_dma;
+};
+
+static inline struct ion_core_buffer *to_core_buffer(struct ion_buffer *b)
+{
+	return container_of(b, struct ion_core_buffer, base);
+}
+
+/**
+ * struct ion_client_heap_stat - what a client holds of one heap
+ * @name:    the heap's name, valid while @handles > 0 (a handle pins a
+ *	     buffer, which pins its heap)
+ * @handles: handles to buffers of this heap
+ * @bytes:   size of the buffers behind them
+ */
+struct ion_client_heap_stat {
+	const char *name;
+	unsigned int handles;
+	u64 bytes;
+};
+
+/**
+ * struct ion_client - a user process or a kernel driver using ion
+ * @ref:	the client's references: one per /dev/ion file of the
+ *		process, or the kernel driver's one from ion_client_create()
+ * @dev:	the device
+ * @node:	entry in &ion_device.clients, under &ion_device.client_lock
+ * @pid:	thread group of a user client (a reference), NULL for kernel
+ *		clients
+ * @heap_mask:	heaps this client may allocate from
+ * @name:	unique name: "<comm>-<tgid>" or the driver's name, with
+ *		"-<n>" appended when taken
+ * @debugfs:	the client's file in clients/
+ * @lock:	protects @handles, @next_id, @by_buffer, @heap_stats, @handle_count,
+ *		@bytes and the count and kernel mappings of every handle
+ * @handles:	handle id -> &struct ion_handle, ids from 1
+ * @next_id:	where the cyclic search for a free handle id starts
+ * @by_buffer:	&struct ion_handle by buffer, so a client never holds two
+ *		handles to one buffer
+ * @handle_count: entries in @handles
+ * @bytes:	size of the buffers behind @handles
+ * @heap_stats:	@handle_count and @bytes per heap id
+ *
+ * Lifetime: a user client is found by its thread group at open and lives
+ * until the last /dev/ion file bound to it is closed; a kernel client
+ * until ion_client_destroy().  Its handles go with it.
+ */
+struct ion_client {
+	struct kref ref;
+	struct ion_device *dev;
+	struct list_head node;
+	struct pid *pid;
+	unsigned int heap_mask;
+	char name[ION_CLIENT_NAME_LEN];
+	struct dentry *debugfs;
+
+	struct mutex lock;		/* handles and their counts */
+	struct xarray handles;
+	u32 next_id;
+	struct rb_root by_buffer;
+	unsigned int handle_count;
+	u64 bytes;
+	struct ion_client_heap_stat heap_stats[ION_NUM_HEAP_IDS];
+};
+
+/**
+ * struct ion_handle - a client's counted reference to a buffer
+ * @ref:	 the handle's count: raised by importing a buffer the client
+ *		 already holds, dropped by FREE / ion_free()
+ * @client:	 the client holding it
+ * @buffer:	 the buffer; the handle holds one reference to its dma-buf
+ * @id:		 the id user space sees, > 0
+ * @node:	 entry in &ion_client.by_buffer
+ * @kmap_count:	 ion_map_kernel() calls not yet undone
+ *
+ * Everything here is under &ion_client.lock.  The handle goes when its
+ * count drops to 0 or its client dies, and takes its kernel mappings and
+ * its dma-buf reference with it.
+ */
+struct ion_handle {
+	struct kref ref;
+	struct ion_client *client;
+	struct ion_core_buffer *buffer;
+	int id;
+	struct rb_node node;
+	unsigned int kmap_count;
+};
+
+/* ion_buffer.c */
+struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
+					  const char *owner, u64 len,
+					  unsigned long align,
+					  unsigned int heap_mask,
+					  unsigned int flags);
+void ion_buffer_release(struct ion_core_buffer *buffer);
+struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer);
+struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer);
+void *ion_buffer_kmap(struct ion_core_buffer *buffer);
+void ion_buffer_kunmap(struct ion_core_buffer *buffer);
+int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
+		    size_t *len);
+void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
+		    struct ion_stats *out);
+
+/* ion_heap.c */
+int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
+		   u32 *cnt);
+long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
+			   unsigned long arg);
+
+/* ion_dmabuf.c */
+struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer);
+struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf);
+int ion_dmabuf_sync_fd(int fd);
+
+/* ion_client.c */
+struct ion_client *ion_client_get_user(struct ion_device *dev);
+struct ion_client *ion_client_new(struct ion_device *dev,
+				  unsigned int heap_mask, const char *name);
+void ion_client_put(struct ion_client *client);
+struct ion_handle *ion_handle_add(struct ion_client *client,
+				  struct ion_core_buffer *buffer, int *id);
+struct ion_handle *ion_handle_find(struct ion_client *client, int id);
+bool ion_handle_valid(struct ion_client *client, struct ion_handle *handle);
+void ion_handle_put(struct ion_handle *handle);
+struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
+				    unsigned long align,
+				    unsigned int heap_mask,
+				    unsigned int flags, int *id);
+struct ion_handle *ion_client_import(struct ion_client *client, int fd,
+				     int *id);
+
+/* ion_debugfs.c */
+void ion_debugfs_init(struct ion_device *dev);
+void ion_debugfs_exit(struct ion_device *dev);
+void ion_debugfs_add_heap(struct ion_device *dev, struct ion_heap *heap);
+void ion_debugfs_add_client(struct ion_device *dev,
+			    struct ion_client *client);
+
+#endif /* _ION_PRIV_H */
