@@ -20,7 +20,8 @@ struct result {
 	long long ms;
 };
 
-static void child(int out, unsigned int mask, int legacy)
+static void child(int out, unsigned long long len, unsigned int mask,
+		  int legacy)
 {
 	struct result r;
 	long long t0;
@@ -31,9 +32,9 @@ static void child(int out, unsigned int mask, int legacy)
 	if (ion < 0)
 		ret = ion;
 	else if (legacy)
-		ret = it_alloc_handle(ion, (size_t)HUGE, 0, mask, 0, &h);
+		ret = it_alloc_handle(ion, (size_t)len, 0, mask, 0, &h);
 	else
-		ret = it_alloc_fd(ion, HUGE, mask, 0);
+		ret = it_alloc_fd(ion, len, mask, 0);
 	r.ms = it_now_ms() - t0;
 	r.err = ret < 0 ? -ret : 0;
 	if (write(out, &r, sizeof(r)) != sizeof(r))
@@ -41,30 +42,41 @@ static void child(int out, unsigned int mask, int legacy)
 	_exit(0);	/* exiting frees whatever an (unexpected) success gave */
 }
 
-static void huge_case(const char *name, unsigned int mask, int legacy)
+/* Run one request in a child: its result, or err -1 if it died. */
+static void run_child(unsigned long long len, unsigned int mask, int legacy,
+		      struct result *r, int *status)
 {
-	long long oom0 = it_vmstat("oom_kill"), oom1;
-	struct result r = { .err = -1, .ms = -1 };
-	int p[2], status = 0;
+	int p[2];
 	pid_t pid;
 
+	r->err = -1;
+	r->ms = -1;
+	*status = 0;
 	if (pipe(p))
 		return;
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
 		alarm(HANG_S);
-		child(p[1], mask, legacy);
+		child(p[1], len, mask, legacy);
 	}
 	close(p[1]);
-	if (read(p[0], &r, sizeof(r)) != sizeof(r))
-		r.err = -1;
+	if (read(p[0], r, sizeof(*r)) != sizeof(*r))
+		r->err = -1;
 	close(p[0]);
-	waitpid(pid, &status, 0);
-	oom1 = it_vmstat("oom_kill");
+	waitpid(pid, status, 0);
+	if (WIFSIGNALED(*status))
+		tap_diag("child killed by signal %d", WTERMSIG(*status));
+}
 
-	if (WIFSIGNALED(status))
-		tap_diag("child killed by signal %d", WTERMSIG(status));
+static void huge_case(const char *name, unsigned int mask, int legacy)
+{
+	long long oom0 = it_vmstat("oom_kill"), oom1;
+	struct result r;
+	int status;
+
+	run_child(HUGE, mask, legacy, &r, &status);
+	oom1 = it_vmstat("oom_kill");
 	tap_diag("%s: %s after %lld ms", name,
 		 r.err > 0 ? strerror(r.err) : r.err ? "no answer" : "success",
 		 r.ms);
@@ -73,6 +85,28 @@ static void huge_case(const char *name, unsigned int mask, int legacy)
 	       "%s: answered within %d ms", name, PROMPT_MS);
 	tap_ok(WIFEXITED(status) && oom1 == oom0,
 	       "%s: no OOM kill", name);
+}
+
+/*
+ * Nearly all of RAM (9/10 of MemTotal) from the system heap: it may
+ * succeed or fail with ENOMEM, but must not call the OOM killer or hang.
+ */
+static void near_total_case(unsigned long long total)
+{
+	unsigned long long len = total / 10 * 9 & ~0xfffULL;
+	long long oom0 = it_vmstat("oom_kill"), oom1;
+	struct result r;
+	int status;
+
+	run_child(len, ION_HEAP_SYSTEM_MASK, 0, &r, &status);
+	oom1 = it_vmstat("oom_kill");
+	tap_diag("%llu MiB from system: %s after %lld ms", len >> 20,
+		 r.err > 0 ? strerror(r.err) : r.err ? "no answer" : "success",
+		 r.ms);
+	tap_ok(r.err == 0 || r.err == ENOMEM,
+	       "system: 9/10 of RAM succeeds or is ENOMEM");
+	tap_ok(WIFEXITED(status) && oom1 == oom0,
+	       "system: 9/10 of RAM without an OOM kill");
 }
 
 int main(void)
@@ -84,8 +118,7 @@ int main(void)
 	unsigned int i;
 	char name[96];
 
-	if (sysinfo(&si) == 0 &&
-	    (unsigned long long)si.totalram * si.mem_unit >= HUGE) {
+	if (sysinfo(&si) || (unsigned long long)si.totalram * si.mem_unit >= HUGE) {
 		tap_skip("3 GiB allocation", "machine has 3 GiB of RAM or more");
 		return 0;
 	}
@@ -104,6 +137,7 @@ int main(void)
 		huge_case(name, 1U << k->id, 1);
 	}
 	huge_case("all heaps ALLOC", it_heaps_mask(&hs), 0);
+	near_total_case((unsigned long long)si.totalram * si.mem_unit);
 	{
 		long long failures;
 		struct it_dfs d;
