@@ -147,14 +147,15 @@ EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
 /**
  * ion_heap_query() - ION_IOC_HEAP_QUERY: describe the heaps
  * @dev: the device
- * @out: user array to fill, or NULL to ask for the number of heaps
+ * @out: user array to fill, or NULL (with *@cnt 0) to ask for the number
+ *	 of heaps
  * @cnt: in: entries in @out; out: entries filled, or the number of heaps
  *	 when @out is NULL
  *
  * Heaps are listed in priority order.
  *
  * Context: Process context; sleeps.
- * Return: 0 or -EFAULT.
+ * Return: 0, -EINVAL for a count with no array, or -EFAULT.
  */
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt)
@@ -163,6 +164,8 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 	u32 n = 0;
 	int ret = 0;
 
+	if (!out && *cnt)
+		return -EINVAL;
 	down_read(&dev->heap_lock);
 	if (!out) {
 		*cnt = dev->heap_count;
