@@ -27,7 +27,16 @@ USER_LDFLAGS := -static
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/lib/%.o)
+LIB_PICOBJS := $(LIB_SRCS:lib/%.c=$(BUILD)/lib/pic/%.o)
 LIBION_A := $(BUILD)/lib/libion.a
+LIBION_VERSION := 1.0.0
+LIBION_SO := $(BUILD)/lib/libion.so.$(LIBION_VERSION)
+LIB_CFLAGS := -fvisibility=hidden
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
 
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
@@ -41,7 +50,7 @@ GUEST_BINS := $(GUEST_C:tests/guest/%.c=$(BUILD)/guest/tests/%) \
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig demo shell lint clean
+.PHONY: all deps modules user check check-rig demo shell lint clean install
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -59,15 +68,44 @@ modules:
 			KBUILD_EXTRA_SYMBOLS=$(CURDIR)/kernel/Module.symvers modules; \
 	fi
 
-user: $(LIBION_A) $(TOOLS) $(GUEST_BINS) $(RIG_BINS)
+user: $(LIBION_A) $(LIBION_SO) $(TOOLS) $(GUEST_BINS) $(RIG_BINS)
 
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) include/uapi/linux/ion.h
+LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) include/uapi/linux/ion.h
+$(BUILD)/lib/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/pic/%.o: lib/%.c $(LIB_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 $(LIBION_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+$(LIBION_SO): $(LIB_PICOBJS) lib/libion.map
+	$(CC) -shared -Wl,-soname,libion.so.1 \
+		-Wl,--version-script=lib/libion.map -o $@ $(LIB_PICOBJS)
+	ln -sf $(notdir $@) $(BUILD)/lib/libion.so.1
+	ln -sf $(notdir $@) $(BUILD)/lib/libion.so
+
+$(BUILD)/lib/ion.pc: lib/ion.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(LIBION_VERSION)|' \
+	    $< > $@
+
+# User-space parts only: the library, its headers, pkg-config file, tools.
+install: user $(BUILD)/lib/ion.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ion \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(BINDIR)
+	install -m 0644 $(LIBION_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(LIBION_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so.1
+	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so
+	install -m 0644 lib/ion/ion.h $(DESTDIR)$(INCLUDEDIR)/ion/
+	install -m 0644 include/uapi/linux/ion.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	install -m 0644 $(BUILD)/lib/ion.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
