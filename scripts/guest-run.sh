@@ -18,6 +18,8 @@
 #   RIG_TIMEOUT    hard limit for one guest boot, seconds (default 900)
 #   RIG_MEM        guest memory (default 2G)
 #   QEMU_EXTRA     more QEMU arguments
+#   KERNEL_IMAGE   guest kernel (default /boot/vmlinuz-$KVER); MODDIR and
+#                  ION_KO_DIR go to scripts/mkinitramfs.sh
 set -euo pipefail
 
 mode=${1:?usage: guest-run.sh check|demo|shell|rig}
@@ -25,7 +27,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
 export KVER BUILD
-kernel=/boot/vmlinuz-$KVER
+kernel=${KERNEL_IMAGE:-/boot/vmlinuz-$KVER}
 timeout_s=${RIG_TIMEOUT:-900}
 mem=${RIG_MEM:-2G}
 iommu_tests=${IOMMU_TESTS-'dma|edu'}
@@ -114,6 +116,16 @@ check() {
 }
 
 mkdir -p "$BUILD/guest"
+# One guest at a time per build directory: boots share the initramfs
+# staging and log files (and the two cores).
+if [ "$mode" != shell ] && [ -z "${RIG_LOCKED:-}" ]; then
+	exec 9> "$BUILD/.guest.lock"
+	if ! flock -n 9; then
+		echo "# waiting for another guest run in $BUILD to finish" >&2
+		flock 9
+	fi
+	export RIG_LOCKED=1
+fi
 case $mode in
 check | rig) check "$mode" ;;
 demo)

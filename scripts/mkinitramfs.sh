@@ -8,7 +8,10 @@
 # Usage: scripts/mkinitramfs.sh <mode> <output.cpio.gz>
 #   mode: check | demo | shell | rig
 # Environment: KVER, BUILD, TESTS and TESTS_ALSO (grep -E patterns a test's
-# name must both match).
+# name must both match), MODDIR (the kernel's modules, default
+# /lib/modules/$KVER), ION_KO_DIR (where kernel/ion.ko and tests/kmod/*.ko
+# are, default the source tree), RIG_ENV (extra VAR=value lines for the
+# guest's /etc/rig.conf, exported to the tests).
 set -euo pipefail
 
 mode=$1
@@ -16,7 +19,8 @@ out=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KVER:?KVER not set}"
 : "${BUILD:=$top/build}"
-moddir=/lib/modules/$KVER
+moddir=${MODDIR:-/lib/modules/$KVER}
+kodir=${ION_KO_DIR:-$top}	# holds kernel/ion.ko and tests/kmod/*.ko
 root=$BUILD/guest/root-$mode
 
 rm -rf "$root"
@@ -48,7 +52,10 @@ add_debian() {	# <module name>: the module and its dependencies
 	for d in ${line#*:} "$key"; do
 		[ -e "$gmod/${d%.xz}" ] && continue
 		mkdir -p "$(dirname "$gmod/$d")"
-		xz -dc "$moddir/$d" > "$gmod/${d%.xz}"
+		case $d in
+		*.xz) xz -dc "$moddir/$d" > "$gmod/${d%.xz}" ;;
+		*) cp "$moddir/$d" "$gmod/$d" ;;
+		esac
 	done
 	echo "$line" | sed 's/\.ko\.xz/.ko/g' >> "$dep"
 }
@@ -70,8 +77,8 @@ add_ours() {	# <file.ko>: depends only on ion modules or Debian ones
 	echo "extra/$name:$deps" >> "$dep"
 }
 
-add_ours "$top/kernel/ion.ko"
-for ko in "$top"/tests/kmod/*.ko; do
+add_ours "$kodir/kernel/ion.ko"
+for ko in "$kodir"/tests/kmod/*.ko; do
 	[ -e "$ko" ] && add_ours "$ko"
 done
 while read -r m; do
@@ -108,6 +115,7 @@ cat > "$root/etc/rig.conf" <<CONF
 RIG_MODE=$mode
 RIG_KVER=$KVER
 RIG_TEST_TIMEOUT=${RIG_TEST_TIMEOUT:-300}
+${RIG_ENV:-}
 CONF
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) |
