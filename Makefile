@@ -50,7 +50,7 @@ GUEST_BINS := $(GUEST_C:tests/guest/%.c=$(BUILD)/guest/tests/%) \
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig demo shell lint clean install
+.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -133,6 +133,9 @@ check: all
 
 check-rig: all
 	scripts/check-rig.sh
+
+check-debug: all
+	scripts/check-debug.sh
 
 demo: all
 	scripts/guest-run.sh demo
