@@ -31,12 +31,12 @@ ION_PUBLIC int ion_buffer_size(int buf_fd, size_t *size)
 ION_PUBLIC int ion_buffer_map(int buf_fd, size_t len, int prot, void **ptr)
 {
 	void *p;
-	int ret;
 
 	if (!ptr || (prot & ~(PROT_READ | PROT_WRITE)))
 		return -EINVAL;
 	if (!len) {
-		ret = ion_buffer_size(buf_fd, &len);
+		int ret = ion_buffer_size(buf_fd, &len);
+
 		if (ret)
 			return ret;
 		if (!len)
