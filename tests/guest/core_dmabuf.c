@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Core regression tests of the dma-buf side: a real importer (vgem, through
+ * DRM PRIME) attaches to ion buffers of every heap, cached and uncached;
+ * debugfs counts the attachment; CPU syncs work while it is mapped; an
+ * imported buffer outlives its last fd and goes with the import.  Also
+ * mmap bounds and handle id reuse.
+ */
+#include <sys/wait.h>
+
+#include "ion_test_util.h"
+
+/* The few DRM uapi definitions needed (<drm/drm.h>). */
+struct it_drm_version {
+	int version_major, version_minor, version_patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+
+struct it_drm_gem_close {
+	uint32_t handle;
+	uint32_t pad;
+};
+
+struct it_drm_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+#define IT_DRM_IOCTL_VERSION	_IOWR('d', 0x00, struct it_drm_version)
+#define IT_DRM_IOCTL_GEM_CLOSE	_IOW('d', 0x09, struct it_drm_gem_close)
+#define IT_DRM_IOCTL_PRIME_FD_TO_HANDLE \
+	_IOWR('d', 0x2e, struct it_drm_prime_handle)
+
+/* An open vgem node, or -errno. */
+static int open_vgem(void)
+{
+	static const char *const nodes[] = {
+		"/dev/dri/renderD128", "/dev/dri/renderD129",
+		"/dev/dri/card0", "/dev/dri/card1",
+	};
+	unsigned int i;
+
+	if (system("modprobe vgem >/dev/null 2>&1"))
+		return -ENOENT;
+	for (i = 0; i < IT_ARRAY_SIZE(nodes); i++) {
+		struct it_drm_version v;
+		char name[16] = "";
+		int fd = open(nodes[i], O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		memset(&v, 0, sizeof(v));
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!it_ioctl(fd, IT_DRM_IOCTL_VERSION, &v) &&
+		    !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENODEV;
+}
+
+static int vgem_import(int drm, int buf_fd, uint32_t *handle)
+{
+	struct it_drm_prime_handle p = { .fd = buf_fd };
+	int ret = it_ioctl(drm, IT_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	if (!ret)
+		*handle = p.handle;
+	return ret;
+}
+
+static int vgem_close(int drm, uint32_t handle)
+{
+	struct it_drm_gem_close c = { .handle = handle };
+
+	return it_ioctl(drm, IT_DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+/* The attachments column of @buf_fd's row in @heap's file, or -1. */
+static long long attachments(const char *heap, int buf_fd)
+{
+	long long n = -1;
+	struct it_dfs d;
+	const char *v;
+	int row;
+
+	if (it_dfs_load_heap(&d, heap))
+		return -1;
+	row = it_dfs_find_ino(&d, buf_fd);
+	v = row >= 0 ? it_dfs_cell(&d, row, "attachments") : NULL;
+	if (v)
+		n = atoll(v);
+	it_dfs_free(&d);
+	return n;
+}
+
+static void importer_case(int ion, int drm, const struct it_heap *h,
+			  unsigned int flags)
+{
+	const char *kind = flags & ION_FLAG_CACHED ? "cached" : "uncached";
+	size_t len = 16 * it_page();
+	long long b0, y0, b1, y1;
+	uint32_t gem = 0;
+	unsigned char *p;
+	int buf, ret;
+
+	buf = it_alloc_fd(ion, len, 1U << h->id, flags);
+	if (!tap_ok(buf >= 0, "%s %s: ALLOC", h->name, kind))
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	if (p != MAP_FAILED) {
+		it_fill(p, len, 7);
+		munmap(p, len);
+	}
+	ret = vgem_import(drm, buf, &gem);
+	it_expect(ret, 0, "%s %s: vgem imports the dma-buf", h->name, kind);
+	if (ret) {
+		close(buf);
+		return;
+	}
+	tap_ok(attachments(h->name, buf) == 1,
+	       "%s %s: debugfs counts one attachment", h->name, kind);
+	it_expect(it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), 0,
+		  "%s %s: SYNC_START with a mapped attachment", h->name, kind);
+	it_expect(it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW), 0,
+		  "%s %s: SYNC_END with a mapped attachment", h->name, kind);
+
+	it_summary(&b0, &y0);
+	close(buf);
+	it_summary(&b1, &y1);
+	tap_ok(b1 == b0 && y1 == y0,
+	       "%s %s: the import keeps the buffer after its last fd closed",
+	       h->name, kind);
+	it_expect(vgem_close(drm, gem), 0, "%s %s: vgem drops the import",
+		  h->name, kind);
+	it_summary(&b1, &y1);
+	tap_ok(b1 == b0 - 1 && y1 == y0 - (long long)len,
+	       "%s %s: the buffer goes with the import", h->name, kind);
+}
+
+static void importer_cases(int ion, const struct it_heaps *hs)
+{
+	unsigned int i;
+	int drm = open_vgem();
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *h = &it_known_heaps[i];
+
+		if (drm < 0) {
+			tap_skip(h->name, "no vgem in this guest");
+			continue;
+		}
+		if (!it_heap_find(hs, h->name)) {
+			tap_skip(h->name, "heap not registered");
+			continue;
+		}
+		importer_case(ion, drm, h, ION_FLAG_CACHED);
+		importer_case(ion, drm, h, 0);
+	}
+	if (drm >= 0)
+		close(drm);
+}
+
+static void mmap_bounds(int ion)
+{
+	size_t pg = it_page(), len = 4 * pg;
+	unsigned char *p;
+	int buf;
+
+	buf = it_alloc_fd(ion, len, ION_HEAP_SYSTEM_MASK, ION_FLAG_CACHED);
+	if (!tap_ok(buf >= 0, "mmap bounds: ALLOC"))
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	if (tap_ok(p != MAP_FAILED, "mmap bounds: whole buffer")) {
+		it_fill(p, len, 3);
+		munmap(p, len);
+	}
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, buf, 3 * pg);
+	tap_ok(p != MAP_FAILED && p[0] == it_pat(3 * pg, 3) &&
+	       p[pg - 1] == it_pat(4 * pg - 1, 3),
+	       "mmap bounds: the last page at its offset");
+	if (p != MAP_FAILED)
+		munmap(p, pg);
+	p = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, buf, 3 * pg);
+	tap_ok(p == MAP_FAILED && errno == EINVAL,
+	       "mmap bounds: past the end is EINVAL");
+	if (p != MAP_FAILED)
+		munmap(p, 2 * pg);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, buf, 4 * pg);
+	tap_ok(p == MAP_FAILED && errno == EINVAL,
+	       "mmap bounds: offset at the end is EINVAL");
+	if (p != MAP_FAILED)
+		munmap(p, pg);
+	close(buf);
+}
+
+static void handle_ids(int ion)
+{
+	ion_user_handle_t a = 0, b = 0;
+	int ret;
+
+	ret = it_alloc_handle(ion, it_page(), 0, ION_HEAP_SYSTEM_MASK, 0, &a);
+	if (!tap_ok(!ret && a > 0, "handle ids: first ALLOC"))
+		return;
+	it_free(ion, a);
+	ret = it_alloc_handle(ion, it_page(), 0, ION_HEAP_SYSTEM_MASK, 0, &b);
+	tap_ok(!ret && b > 0 && b != a,
+	       "handle ids: a freed id is not handed out again at once");
+	it_expect(it_free(ion, a), EINVAL, "handle ids: the freed id stays invalid");
+	it_expect(it_free(ion, b), 0, "handle ids: FREE of the new handle");
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	int ion = it_setup(&hs);
+
+	importer_cases(ion, &hs);
+	mmap_bounds(ion);
+	handle_ids(ion);
+	close(ion);
+	return tap_exit();
+}
