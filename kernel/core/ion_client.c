@@ -145,6 +145,7 @@ static void ion_client_account(struct ion_client *client,
 	u64 size = buffer->base.size;
 
 	lockdep_assert_held(&client->lock);
+	lockdep_assert_held(&client->handles.xa_lock);
 	st->name = heap->name;
 	if (sign > 0) {
 		st->handles++;
@@ -168,9 +169,11 @@ static void ion_handle_destroy(struct ion_handle *handle)
 	lockdep_assert_held(&client->lock);
 	for (; handle->kmap_count; handle->kmap_count--)
 		ion_buffer_kunmap(buffer);
-	xa_erase(&client->handles, handle->id);
-	rb_erase(&handle->node, &client->by_buffer);
+	xa_lock(&client->handles);
+	__xa_erase(&client->handles, handle->id);
 	ion_client_account(client, buffer, -1);
+	xa_unlock(&client->handles);
+	rb_erase(&handle->node, &client->by_buffer);
 	atomic_dec(&buffer->handle_count);
 	dma_buf_put(buffer->dmabuf);
 	kfree(handle);
@@ -285,7 +288,8 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
 	handle = kzalloc(sizeof(*handle), GFP_KERNEL);
 	if (!handle)
 		return ERR_PTR(-ENOMEM);
-	ret = xa_alloc_cyclic(&client->handles, &id, handle,
+	/* Reserve the id first: storing into it then needs no memory. */
+	ret = xa_alloc_cyclic(&client->handles, &id, NULL,
 			      XA_LIMIT(1, INT_MAX), &client->next_id,
 			      GFP_KERNEL);
 	if (ret < 0) {
@@ -296,9 +300,14 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
 	handle->client = client;
 	handle->buffer = buffer;
 	handle->id = id;
-	ion_handle_link(client, handle);
-	ion_client_account(client, buffer, 1);
 	atomic_inc(&buffer->handle_count);
+	ion_handle_link(client, handle);
+
+	xa_lock(&client->handles);
+	WARN_ON_ONCE(xa_is_err(__xa_store(&client->handles, id, handle,
+					  GFP_NOWAIT)));
+	ion_client_account(client, buffer, 1);
+	xa_unlock(&client->handles);
 	return handle;
 }
 

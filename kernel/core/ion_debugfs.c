@@ -20,9 +20,11 @@
  * for the format.  Files come and go with their heaps and clients; the
  * debugfs core makes removal wait for readers in progress, so a file's
  * heap or client is alive while it is read.  Buffers are named by their
- * id and dma-buf inode number, never by address.  The summary and heap
- * files take only &ion_device.stats_lock, a client file only its
- * &ion_client.lock; none of them waits for an allocation in progress.
+ * id and dma-buf inode number, never by address.  Readers take only
+ * spinlocks: &ion_device.stats_lock (summary, heaps/<name>) or a client's
+ * handle table lock (clients/<name>), each held by writers for a few
+ * instructions only, so reading never sleeps and never waits for an
+ * allocation in progress.
  */
 
 static int ion_summary_show(struct seq_file *s, void *unused)
@@ -110,7 +112,7 @@ static void ion_debugfs_client_handles(struct seq_file *s,
 	struct ion_handle *handle;
 	unsigned long id;
 
-	lockdep_assert_held(&client->lock);
+	lockdep_assert_held(&client->handles.xa_lock);
 	seq_puts(s, "handle\tbuffer\tino\tsize\theap\trefcount\n");
 	xa_for_each(&client->handles, id, handle) {
 		struct ion_core_buffer *buffer = handle->buffer;
@@ -127,7 +129,7 @@ static int ion_client_show(struct seq_file *s, void *unused)
 	const struct ion_client_heap_stat *st;
 	int i;
 
-	mutex_lock(&client->lock);
+	xa_lock(&client->handles);
 	seq_printf(s, "name: %s\n", client->name);
 	seq_printf(s, "kind: %s\n", client->pid ? "user" : "kernel");
 	seq_printf(s, "pid: %d\n", client->pid ? pid_nr(client->pid) : 0);
@@ -141,7 +143,7 @@ static int ion_client_show(struct seq_file *s, void *unused)
 	}
 	seq_putc(s, '\n');
 	ion_debugfs_client_handles(s, client);
-	mutex_unlock(&client->lock);
+	xa_unlock(&client->handles);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ion_client);

@@ -36,10 +36,15 @@
  * - &ion_device.stats_lock (spinlock): all accounting and every heap's
  *   buffer list.  Innermost; never held across anything that sleeps.
  *
- * debugfs takes only &ion_device.stats_lock (summary, heaps/<name>) or one
- * &ion_client.lock (clients/<name>).  Neither is held while a heap allocates,
- * frees or maps memory, so reading debugfs never waits for an allocation
- * and never delays one.
+ * - the xa_lock of &ion_client.handles (spinlock), inside
+ *   &ion_client.lock: stores and erases in the handle table together with
+ *   the client's accounting, so that debugfs sees them consistent.
+ *
+ * debugfs takes only spinlocks: &ion_device.stats_lock (summary,
+ * heaps/<name>) or a client's handle table lock (clients/<name>).  Neither
+ * is held while anything allocates, frees or maps memory, so reading
+ * debugfs never sleeps, never waits for an allocation and never delays
+ * one.
  *
  * dma_buf_put() may run under &ion_client.lock: the last put of a dma-buf
  * file is deferred by the VFS (task work or a workqueue), so a buffer is

@@ -179,9 +179,12 @@ struct ion_client_heap_stat {
  * @name:	unique name: "<comm>-<tgid>" or the driver's name, with
  *		"-<n>" appended when taken
  * @debugfs:	the client's file in clients/
- * @lock:	protects @handles, @next_id, @by_buffer, @heap_stats, @handle_count,
- *		@bytes and the count and kernel mappings of every handle
- * @handles:	handle id -> &struct ion_handle, ids from 1
+ * @lock:	protects @handles, @next_id, @by_buffer, @heap_stats,
+ *		@handle_count, @bytes and the count and kernel mappings of
+ *		every handle
+ * @handles:	handle id -> &struct ion_handle, ids from 1; its xa_lock is
+ *		also held to change it and @heap_stats, @handle_count and
+ *		@bytes, so debugfs reads all of them under that spinlock
  * @next_id:	where the cyclic search for a free handle id starts
  * @by_buffer:	&struct ion_handle by buffer, so a client never holds two
  *		handles to one buffer
