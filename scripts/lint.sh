@@ -56,14 +56,23 @@ sparse_build() {
 }
 step "W=1 C=2 module build (sparse)" sparse_build
 
-mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
-	'lib/*.c' 'tools/*.c' 'tests/guest/*.c' 'tests/guest/compat/*.c')
-if [ ${#usrc[@]} -gt 0 ]; then
-	step "cppcheck (user space)" cppcheck -q --error-exitcode=1 \
+cppcheck_user() {	# <platform> <defines> <files...>
+	local plat=$1 defs=$2
+	shift 2
+	[ $# -gt 0 ] || return 0
+	# shellcheck disable=SC2086
+	cppcheck -q --error-exitcode=1 --platform="$plat" \
 		--enable=warning,portability,performance \
 		--inline-suppr -Iinclude/uapi -Ilib -Itests/guest \
-		-D_GNU_SOURCE "${usrc[@]}"
-fi
+		-D_GNU_SOURCE $defs "$@"
+}
+mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
+	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c')
+mapfile -t u32src < <(git ls-files -co --exclude-standard -- \
+	'tests/guest/compat/*.c')
+step "cppcheck (user space)" cppcheck_user unix64 "-D__x86_64__" "${usrc[@]}"
+step "cppcheck (32-bit compat tests)" cppcheck_user unix32 "-D__i386__" \
+	"${u32src[@]}"
 
 if [ $fails != 0 ]; then
 	echo "lint: $fails check(s) failed"
