@@ -72,7 +72,7 @@ struct ion_buffer {
  *		     the page offset into the buffer, already checked against
  *		     the size, and whose vm_page_prot the core has already
  *		     made write-combined for uncached buffers); without it the
- *		     core inserts the sg table's pages.
+ *		     core remaps the sg table's pages.
  * @begin_cpu_access: optional.  Extra cache maintenance before CPU access,
  *		     for heaps whose memory belongs to their own device (the
  *		     core already syncs every attachment).
