@@ -7,8 +7,10 @@
  * (0x90) and command (0x98; bit 0 starts and reads 1 while running, bit 1
  * selects device to RAM, bit 2 asks for an interrupt).  It masks RAM
  * addresses with its DMA mask (28 bits by default) rather than failing, so
- * the driver never hands it an address beyond that mask.  Transfers are
- * polled; one runs at a time.
+ * the driver never hands it an address beyond that mask, and it stops the
+ * whole VM on a device range it dislikes (QEMU 7.2 also refuses a range
+ * ending at the buffer's last byte), so the device range is checked here
+ * against ION_TEST_MAX_XFER.  Transfers are polled; one runs at a time.
  */
 #include <linux/delay.h>
 #include <linux/device.h>

@@ -31,43 +31,6 @@
 #include "ion_test.h"
 #include "ion_test_priv.h"
 
-/**
- * struct ion_test_slot_data - one import
- * @mode:	ION_TEST_MODE_*
- * @size:	buffer size in bytes
- * @handle:	client mode: the client's handle
- * @copy:	client mode: private copy of the CPU sg table, mapped for edu
- *		when @mapped is set
- * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
- * @attach:	dma-buf mode: edu's attachment, or NULL
- * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
- * @mapped:	@dma_sgt is set
- *
- * Owned by its file's slot array, under the file's lock.
- */
-struct ion_test_slot_data {
-	u32 mode;
-	size_t size;
-	struct ion_handle *handle;
-	struct sg_table copy;
-	struct dma_buf *dmabuf;
-	struct dma_buf_attachment *attach;
-	struct sg_table *dma_sgt;
-	bool mapped;
-};
-
-/**
- * struct ion_test_file - one open /dev/ion_test
- * @lock:   protects @slots (one ioctl at a time per file)
- * @client: the file's ion kernel client, for its whole life
- * @slots:  imports, NULL when free
- */
-struct ion_test_file {
-	struct mutex lock; /* see the kernel-doc above */
-	struct ion_client *client;
-	struct ion_test_slot_data *slots[ION_TEST_MAX_SLOTS];
-};
-
 static size_t ion_test_sgt_size(struct sg_table *sgt)
 {
 	struct scatterlist *sg;
@@ -139,6 +102,7 @@ static int ion_test_import_client(struct ion_test_file *tf,
 		ion_free(tf->client, s->handle);
 		return cpu ? PTR_ERR(cpu) : -EINVAL;
 	}
+	s->cpu = cpu;
 	s->size = ion_test_sgt_size(cpu);
 	arg->cpu_segs = cpu->orig_nents;
 	arg->cpu_phys = sg_phys(cpu->sgl);
@@ -279,9 +243,17 @@ static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 	return 0;
 }
 
-static struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf,
-						u32 slot)
+/**
+ * ion_test_slot() - an import of a file by slot number
+ * @tf:   the file, its lock held
+ * @slot: slot number from user space
+ *
+ * Context: Process context, under @tf->lock.
+ * Return: the import, or NULL for a bad or free slot.
+ */
+struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot)
 {
+	lockdep_assert_held(&tf->lock);
 	return slot < ION_TEST_MAX_SLOTS ? tf->slots[slot] : NULL;
 }
 
@@ -298,133 +270,6 @@ static long ion_test_ioc_release(struct ion_test_file *tf, void __user *uarg)
 	tf->slots[arg.slot] = NULL;
 	ion_test_slot_free(tf, s);
 	return 0;
-}
-
-/* DMA address of byte @off of @s and the DMA-contiguous bytes from there. */
-static int ion_test_dma_at(struct ion_test_slot_data *s, u64 off,
-			   dma_addr_t *addr, u32 *avail)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sgtable_dma_sg(s->dma_sgt, sg, i) {
-		if (off < sg_dma_len(sg)) {
-			*addr = sg_dma_address(sg) + off;
-			*avail = sg_dma_len(sg) - off;
-			return 0;
-		}
-		off -= sg_dma_len(sg);
-	}
-	return -ERANGE;
-}
-
-/* Move @len bytes at @off of @s to (or from) the start of edu's buffer. */
-static int ion_test_xfer(struct ion_test_slot_data *s, u64 off, u32 len,
-			 bool to_ram, u64 *first)
-{
-	u32 done = 0, avail, piece;
-	dma_addr_t addr;
-	int ret;
-
-	while (done < len) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		ret = ion_test_dma_at(s, off + done, &addr, &avail);
-		if (ret)
-			return ret;
-		piece = min(len - done, avail);
-		if (!done)
-			*first = addr;
-		ret = ion_test_edu_xfer(addr, done, piece, to_ram);
-		if (ret)
-			return ret;
-		done += piece;
-	}
-	return 0;
-}
-
-static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
-{
-	return s->mapped && off <= s->size && len <= s->size - off;
-}
-
-static void ion_test_sync(struct ion_test_slot_data *s, bool for_device)
-{
-	struct device *dev = ion_test_edu_device();
-
-	/* dma-buf mode: the exporter syncs on DMA_BUF_IOCTL_SYNC. */
-	if (s->mode != ION_TEST_MODE_CLIENT)
-		return;
-	if (for_device)
-		dma_sync_sgtable_for_device(dev, &s->copy, DMA_BIDIRECTIONAL);
-	else
-		dma_sync_sgtable_for_cpu(dev, &s->copy, DMA_BIDIRECTIONAL);
-}
-
-static long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg)
-{
-	struct ion_test_slot_data *src, *dst;
-	struct ion_test_dma arg;
-	int ret;
-
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	src = ion_test_slot(tf, arg.src_slot);
-	dst = ion_test_slot(tf, arg.dst_slot);
-	if (arg.flags || !src || !dst || !arg.len ||
-	    arg.len > ION_TEST_MAX_XFER)
-		return -EINVAL;
-	if (!ion_test_edu_device())
-		return -ENODEV;
-	if (!ion_test_range_ok(src, arg.src_off, arg.len) ||
-	    !ion_test_range_ok(dst, arg.dst_off, arg.len))
-		return -ERANGE;
-
-	ion_test_sync(src, true);
-	ret = ion_test_xfer(src, arg.src_off, arg.len, false, &arg.src_dma);
-	if (ret)
-		return ret;
-	ion_test_sync(dst, true);
-	ret = ion_test_xfer(dst, arg.dst_off, arg.len, true, &arg.dst_dma);
-	ion_test_sync(dst, false);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
-}
-
-static long ion_test_ioc_info(void __user *uarg)
-{
-	struct ion_test_info info = {
-		.has_edu = !!ion_test_edu_device(),
-		.dma_bits = ion_test_edu_dma_bits(),
-		.iommu = ion_test_edu_iommu(),
-		.max_xfer = ION_TEST_MAX_XFER,
-		.attr_query = ION_TEST_HAVE_ATTR,
-	};
-
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
-}
-
-static long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg)
-{
-	struct ion_test_slot_data *s;
-	struct ion_test_attr arg;
-	u64 bits = 0;
-
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	s = ion_test_slot(tf, arg.slot);
-	if (arg.reserved || !s || s->mode != ION_TEST_MODE_CLIENT)
-		return -EINVAL;
-	if (!ION_TEST_HAVE_ATTR)
-		return -EOPNOTSUPP;
-	arg.kernel_err = ion_test_kernel_attr(sg_page(s->copy.sgl), &bits);
-	arg.kernel_bits = bits;
-	bits = 0;
-	arg.user_err = arg.uaddr ? ion_test_user_attr(arg.uaddr, &bits) :
-		       -ENOENT;
-	arg.user_bits = bits;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
 }
 
 static long ion_test_ioctl(struct file *file, unsigned int cmd,

@@ -7,9 +7,64 @@
 
 #include <linux/kconfig.h>
 #include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 
+#include "ion_test.h"
+
 struct device;
+struct dma_buf;
+struct dma_buf_attachment;
+struct ion_client;
+struct ion_handle;
+
+/**
+ * struct ion_test_slot_data - one import
+ * @mode:	ION_TEST_MODE_*
+ * @size:	buffer size in bytes
+ * @handle:	client mode: the client's handle
+ * @cpu:	client mode: ion's CPU sg table of the buffer (ion_sg_table)
+ * @copy:	client mode: private copy of the CPU sg table, mapped for edu
+ *		when @mapped is set
+ * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
+ * @attach:	dma-buf mode: edu's attachment, or NULL
+ * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
+ * @mapped:	@dma_sgt is set
+ *
+ * Owned by its file's slot array, under the file's lock.
+ */
+struct ion_test_slot_data {
+	u32 mode;
+	size_t size;
+	struct ion_handle *handle;
+	struct sg_table *cpu;
+	struct sg_table copy;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *dma_sgt;
+	bool mapped;
+};
+
+/**
+ * struct ion_test_file - one open /dev/ion_test
+ * @lock:   protects @slots (one ioctl at a time per file)
+ * @client: the file's ion kernel client, for its whole life
+ * @slots:  imports, NULL when free
+ */
+struct ion_test_file {
+	struct mutex lock; /* see the kernel-doc above */
+	struct ion_client *client;
+	struct ion_test_slot_data *slots[ION_TEST_MAX_SLOTS];
+};
+
+/* ion_test_main.c */
+struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
+
+/* ion_test_dma.c: commands */
+long ion_test_ioc_info(void __user *uarg);
+long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
+long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
 
 /* ion_test_edu.c: the edu PCI device */
 int ion_test_edu_register(void);

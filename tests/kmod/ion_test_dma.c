@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion_test: the commands that use imports (DMA through edu, page-table
+ * attributes) and the info command.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "ion_test.h"
+#include "ion_test_priv.h"
+
+/* DMA address of byte @off of @s and the DMA-contiguous bytes from there. */
+static int ion_test_dma_at(struct ion_test_slot_data *s, u64 off,
+			   dma_addr_t *addr, u32 *avail)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(s->dma_sgt, sg, i) {
+		if (off < sg_dma_len(sg)) {
+			*addr = sg_dma_address(sg) + off;
+			*avail = sg_dma_len(sg) - off;
+			return 0;
+		}
+		off -= sg_dma_len(sg);
+	}
+	return -ERANGE;
+}
+
+/* Move @len bytes at @off of @s to (or from) the start of edu's buffer. */
+static int ion_test_xfer(struct ion_test_slot_data *s, u64 off, u32 len,
+			 bool to_ram, u64 *first)
+{
+	u32 done = 0, avail, piece;
+	dma_addr_t addr;
+	int ret;
+
+	while (done < len) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = ion_test_dma_at(s, off + done, &addr, &avail);
+		if (ret)
+			return ret;
+		piece = min(len - done, avail);
+		if (!done)
+			*first = addr;
+		ret = ion_test_edu_xfer(addr, done, piece, to_ram);
+		if (ret)
+			return ret;
+		done += piece;
+	}
+	return 0;
+}
+
+static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
+{
+	return s->mapped && off <= s->size && len <= s->size - off;
+}
+
+static void ion_test_sync(struct ion_test_slot_data *s, bool for_device)
+{
+	struct device *dev = ion_test_edu_device();
+
+	/* dma-buf mode: the exporter syncs on DMA_BUF_IOCTL_SYNC. */
+	if (s->mode != ION_TEST_MODE_CLIENT)
+		return;
+	if (for_device)
+		dma_sync_sgtable_for_device(dev, &s->copy, DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sgtable_for_cpu(dev, &s->copy, DMA_BIDIRECTIONAL);
+}
+
+/**
+ * ion_test_ioc_dma() - ION_TEST_IOC_DMA: source range to edu and back
+ * @tf:   the file, its lock held
+ * @uarg: struct ion_test_dma
+ *
+ * Context: Process context, under @tf->lock; sleeps for the transfers.
+ * Return: 0 or the -errno listed in ion_test.h.
+ */
+long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_slot_data *src, *dst;
+	struct ion_test_dma arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	src = ion_test_slot(tf, arg.src_slot);
+	dst = ion_test_slot(tf, arg.dst_slot);
+	if (arg.flags || !src || !dst || !arg.len ||
+	    arg.len > ION_TEST_MAX_XFER)
+		return -EINVAL;
+	if (!ion_test_edu_device())
+		return -ENODEV;
+	if (!ion_test_range_ok(src, arg.src_off, arg.len) ||
+	    !ion_test_range_ok(dst, arg.dst_off, arg.len))
+		return -ERANGE;
+
+	ion_test_sync(src, true);
+	ret = ion_test_xfer(src, arg.src_off, arg.len, false, &arg.src_dma);
+	if (ret)
+		return ret;
+	ion_test_sync(dst, true);
+	ret = ion_test_xfer(dst, arg.dst_off, arg.len, true, &arg.dst_dma);
+	ion_test_sync(dst, false);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+/**
+ * ion_test_ioc_info() - ION_TEST_IOC_INFO
+ * @uarg: struct ion_test_info
+ *
+ * Context: Process context.
+ * Return: 0 or -EFAULT.
+ */
+long ion_test_ioc_info(void __user *uarg)
+{
+	struct ion_test_info info = {
+		.has_edu = !!ion_test_edu_device(),
+		.dma_bits = ion_test_edu_dma_bits(),
+		.iommu = ion_test_edu_iommu(),
+		.max_xfer = ION_TEST_MAX_XFER,
+		.attr_query = ION_TEST_HAVE_ATTR,
+	};
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/**
+ * ion_test_ioc_attr() - ION_TEST_IOC_ATTR: cache bits of a buffer's PTEs
+ * @tf:   the file, its lock held
+ * @uarg: struct ion_test_attr
+ *
+ * Context: Process context, under @tf->lock; takes the mmap lock.
+ * Return: 0 or the -errno listed in ion_test.h.
+ */
+long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_slot_data *s;
+	struct ion_test_attr arg;
+	u64 bits = 0;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	s = ion_test_slot(tf, arg.slot);
+	if (arg.reserved || !s || s->mode != ION_TEST_MODE_CLIENT)
+		return -EINVAL;
+	if (!ION_TEST_HAVE_ATTR)
+		return -EOPNOTSUPP;
+	arg.kernel_err = ion_test_kernel_attr(sg_page(s->cpu->sgl), &bits);
+	arg.kernel_bits = bits;
+	bits = 0;
+	arg.user_err = arg.uaddr ? ion_test_user_attr(arg.uaddr, &bits) :
+		       -ENOENT;
+	arg.user_bits = bits;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
