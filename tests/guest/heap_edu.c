@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_edu: data written by the CPU through mmap goes through QEMU's edu
+ * device and comes back equal, for every heap, cached and uncached, with
+ * ion_test importing as an ion kernel client and as a plain dma-buf
+ * importer.  Also: ion_phys answers for contiguous heaps and fails with
+ * -ENODEV for the system heap; without an IOMMU a buffer beyond edu's
+ * 28-bit mask is refused cleanly (and left untouched); with an IOMMU the
+ * DMA addresses are IOVAs, shown beside the physical ones.
+ */
+#include "heap_util.h"
+
+#define LEN	(64 * 1024)
+#define SRC_OFF	8192
+#define DST_OFF	12288
+#define XFER	ION_TEST_MAX_XFER
+
+/* Untouched zeroes around the transferred window? */
+static long check_dst(const unsigned char *d, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < LEN; i++) {
+		if (i >= DST_OFF && i < DST_OFF + XFER) {
+			if (d[i] != it_pat(i - DST_OFF + SRC_OFF, seed))
+				return (long)i;
+		} else if (d[i]) {
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+static void round_trip(int ion, int tfd, const struct ion_test_info *info,
+		       const struct it_heap *kh, unsigned int flags,
+		       const char *cname, unsigned int mode)
+{
+	struct ion_test_import si, di;
+	struct ion_test_dma d;
+	unsigned char *s = NULL, *t = NULL;
+	unsigned int seed = (unsigned int)it_now_ms();
+	int src, dst, ret;
+	long bad;
+
+	src = ht_alloc(ion, LEN, 0, kh->id, flags);
+	dst = ht_alloc(ion, LEN, 0, kh->id, flags);
+	if (src < 0 || dst < 0) {
+		tap_ok(0, "%s %s %s: allocate", kh->name, cname,
+		       ht_mode_name(mode));
+		goto out;
+	}
+	s = ht_map(src, LEN);
+	t = ht_map(dst, LEN);
+	if (!s || !t) {
+		tap_ok(0, "%s %s %s: mmap", kh->name, cname,
+		       ht_mode_name(mode));
+		goto out;
+	}
+	ht_cpu_begin(src);
+	it_fill(s, LEN, seed);
+	ht_cpu_end(src);
+
+	if (ht_import(tfd, src, mode, &si)) {
+		tap_ok(0, "%s %s %s: import", kh->name, cname,
+		       ht_mode_name(mode));
+		goto out;
+	}
+	if (ht_import(tfd, dst, mode, &di)) {
+		tap_ok(0, "%s %s %s: import", kh->name, cname,
+		       ht_mode_name(mode));
+		ht_release(tfd, si.slot);
+		goto out;
+	}
+	if (si.dma_err || di.dma_err) {
+		/* Only acceptable reason: out of edu's reach without IOMMU. */
+		int why = si.dma_err ? si.dma_err : di.dma_err;
+
+		tap_diag("%s: not mapped for edu: %s (phys 0x%llx / 0x%llx)",
+			 kh->name, strerror(-why), si.cpu_phys, di.cpu_phys);
+		ht_cpu_begin(dst);
+		bad = it_check_zero(t, LEN);
+		ht_cpu_end(dst);
+		tap_ok(!info->iommu && why == -ERANGE && bad < 0,
+		       "%s %s %s: beyond the %u-bit mask, refused cleanly",
+		       kh->name, cname, ht_mode_name(mode), info->dma_bits);
+		goto out_release;
+	}
+	memset(&d, 0, sizeof(d));
+	d.src_slot = si.slot;
+	d.dst_slot = di.slot;
+	d.src_off = SRC_OFF;
+	d.dst_off = DST_OFF;
+	d.len = XFER;
+	ret = it_ioctl(tfd, ION_TEST_IOC_DMA, &d);
+	ht_cpu_begin(dst);
+	bad = ret ? -2 : check_dst(t, seed);
+	ht_cpu_end(dst);
+	if (ret)
+		tap_diag("ION_TEST_IOC_DMA: %s", strerror(-ret));
+	else if (bad >= 0)
+		tap_diag("first difference at %ld (seed %u)", bad, seed);
+	tap_diag("%s: src dma 0x%llx (buffer dma 0x%llx, phys 0x%llx), dst dma 0x%llx, %s",
+		 kh->name, (unsigned long long)d.src_dma, si.dma_addr,
+		 si.cpu_phys, (unsigned long long)d.dst_dma,
+		 info->iommu ? "IOVAs" : "physical");
+	tap_ok(!ret && bad < 0, "%s %s %s: edu round trip", kh->name, cname,
+	       ht_mode_name(mode));
+out_release:
+	ht_release(tfd, di.slot);
+	ht_release(tfd, si.slot);
+out:
+	if (s)
+		munmap(s, LEN);
+	if (t)
+		munmap(t, LEN);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+}
+
+static void phys_case(int ion, int tfd, const struct it_heap *kh)
+{
+	struct ion_test_import imp;
+	int buf = ht_alloc(ion, LEN, 0, kh->id, ION_FLAG_CACHED);
+
+	if (buf < 0 || ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
+		tap_ok(0, "%s: ion_phys", kh->name);
+		if (buf >= 0)
+			close(buf);
+		return;
+	}
+	if (kh->contig) {
+		tap_diag("%s: ion_phys 0x%llx, first page 0x%llx", kh->name,
+			 imp.phys, imp.cpu_phys);
+		tap_ok(!imp.phys_err && imp.phys == imp.cpu_phys &&
+		       imp.cpu_segs == 1,
+		       "%s: ion_phys gives the contiguous buffer's address",
+		       kh->name);
+	} else {
+		tap_ok(imp.phys_err == -ENODEV && imp.cpu_segs >= 1,
+		       "%s: ion_phys fails with ENODEV (not contiguous)",
+		       kh->name);
+	}
+	ht_release(tfd, imp.slot);
+	close(buf);
+}
+
+int main(void)
+{
+	static const unsigned int modes[] = {
+		ION_TEST_MODE_CLIENT, ION_TEST_MODE_DMABUF,
+	};
+	struct ion_test_info info;
+	struct it_heaps hs;
+	unsigned int i, c, m;
+	int ion, tfd;
+
+	ion = it_setup(&hs);
+	tfd = ht_test_open();
+	if (tfd < 0 || ht_test_info(tfd, &info)) {
+		tap_ok(0, "open " HT_TEST_DEV);
+		return tap_exit();
+	}
+	tap_diag("edu: %s, %u-bit DMA, %s", info.has_edu ? "bound" : "absent",
+		 info.dma_bits, info.iommu ? "behind an IOMMU" : "direct");
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *kh = &it_known_heaps[i];
+
+		if (!it_heap_find(&hs, kh->name)) {
+			tap_skip(kh->name, "heap not registered");
+			continue;
+		}
+		phys_case(ion, tfd, kh);
+		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++)
+			for (m = 0; m < IT_ARRAY_SIZE(modes); m++) {
+				if (!info.has_edu) {
+					tap_skip(kh->name, "no edu device");
+					continue;
+				}
+				round_trip(ion, tfd, &info, kh,
+					   ht_cache_modes[c].flags,
+					   ht_cache_modes[c].name, modes[m]);
+			}
+	}
+	close(tfd);
+	close(ion);
+	return tap_exit();
+}

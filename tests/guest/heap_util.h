@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the heap_* guest tests: allocation with alignment (handle
+ * ABI, then SHARE for an fd), mmap with sync, and the ion_test importer
+ * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe).
+ */
+#ifndef ION_HEAP_UTIL_H
+#define ION_HEAP_UTIL_H
+
+#include <sys/wait.h>
+
+#include "ion_test_util.h"
+#include "../kmod/ion_test.h"
+
+#define HT_TEST_DEV	"/dev/ion_test"
+
+/* Cache variants every per-heap case runs in. */
+static const struct {
+	const char *name;
+	unsigned int flags;
+} ht_cache_modes[] = {
+	{ "cached", ION_FLAG_CACHED },
+	{ "uncached", 0 },
+};
+
+/* A dma-buf fd of @len bytes from heap @id with @align, or -errno. */
+static inline int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
+			   unsigned int flags)
+{
+	ion_user_handle_t h;
+	int ret, buf;
+
+	ret = it_alloc_handle(ion, len, align, 1U << id, flags, &h);
+	if (ret)
+		return ret;
+	buf = it_share(ion, h);
+	it_free(ion, h);
+	return buf;
+}
+
+/* mmap a whole buffer read/write, or NULL. */
+static inline void *ht_map(int buf, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void ht_cpu_begin(int buf)
+{
+	it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+}
+
+static inline void ht_cpu_end(int buf)
+{
+	it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+}
+
+/* Open /dev/ion_test, loading ion_test.ko if needed; fd or -errno. */
+static inline int ht_test_open(void)
+{
+	int fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (system("modprobe ion_test") != 0)
+			return -ENOENT;
+		fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int ht_test_info(int tfd, struct ion_test_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return it_ioctl(tfd, ION_TEST_IOC_INFO, info);
+}
+
+static inline int ht_import(int tfd, int buf, unsigned int mode,
+			    struct ion_test_import *imp)
+{
+	memset(imp, 0, sizeof(*imp));
+	imp->fd = buf;
+	imp->mode = mode;
+	return it_ioctl(tfd, ION_TEST_IOC_IMPORT, imp);
+}
+
+static inline int ht_release(int tfd, unsigned int slot)
+{
+	struct ion_test_slot s = { .slot = slot };
+
+	return it_ioctl(tfd, ION_TEST_IOC_RELEASE, &s);
+}
+
+/* Physical address of a buffer's start as ion_test sees it, or 0. */
+static inline unsigned long long ht_buf_phys(int tfd, int buf)
+{
+	struct ion_test_import imp;
+	unsigned long long phys;
+
+	if (ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp))
+		return 0;
+	phys = imp.cpu_phys;
+	ht_release(tfd, imp.slot);
+	return phys;
+}
+
+static inline const char *ht_mode_name(unsigned int mode)
+{
+	return mode == ION_TEST_MODE_CLIENT ? "client" : "dmabuf";
+}
+
+#endif /* ION_HEAP_UTIL_H */
