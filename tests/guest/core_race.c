@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Core regression test for locking: threads of one client allocate, share,
+ * import, sync and free through both ABIs, while another thread opens and
+ * closes /dev/ion (same client) and another reads every debugfs file.
+ * Nothing may fail, hang or leak; the kernel log must stay clean (the
+ * rig checks it, with lockdep on the debug kernel).
+ */
+#include <pthread.h>
+
+#include "ion_test_util.h"
+
+#define WORKERS		4
+#define ROUNDS		300
+
+static int ion_fd;
+static volatile int stop;
+static int errors[WORKERS];
+
+static int one_round(unsigned int i)
+{
+	ion_user_handle_t h = 0, h2 = 0;
+	size_t len = it_page() * (1 + i % 8);
+	unsigned int flags = i & 1 ? ION_FLAG_CACHED : 0;
+	int share, buf;
+
+	if (it_alloc_handle(ion_fd, len, 0, ION_HEAP_SYSTEM_MASK, flags, &h))
+		return 1;
+	share = it_share(ion_fd, h);
+	if (share < 0 || it_import(ion_fd, share, &h2) || h2 != h)
+		return 2;
+	if (it_sync(share, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW) ||
+	    it_sync(share, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+		return 3;
+	if (it_free(ion_fd, h) || it_free(ion_fd, h))
+		return 4;
+	if (it_free(ion_fd, h) != -EINVAL)
+		return 5;
+	close(share);
+
+	buf = it_alloc_fd(ion_fd, len, ION_HEAP_SYSTEM_MASK, flags);
+	if (buf < 0)
+		return 6;
+	if (it_import(ion_fd, buf, &h) || it_free(ion_fd, h))
+		return 7;
+	close(buf);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	long n = (long)arg;
+	unsigned int i;
+
+	for (i = 0; i < ROUNDS && !errors[n]; i++)
+		errors[n] = one_round(i + n);
+	return NULL;
+}
+
+static void read_dir(const char *dir)
+{
+	char path[256], *text;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!it_read_file(path, &text))
+			free(text);
+	}
+	closedir(d);
+}
+
+static void *reader(void *arg)
+{
+	char *text;
+
+	while (!stop) {
+		if (!it_read_file(IT_DEBUGFS "/summary", &text))
+			free(text);
+		read_dir(IT_DEBUGFS "/heaps");
+		read_dir(IT_DEBUGFS "/clients");
+	}
+	return NULL;
+}
+
+static void *opener(void *arg)
+{
+	while (!stop) {
+		int fd = it_open();
+
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t w[WORKERS], r, o;
+	long long b0, y0, b1, y1;
+	struct it_heaps hs;
+	long i;
+	int bad = 0;
+
+	ion_fd = it_setup(&hs);
+	if (!it_heap_find(&hs, ION_SYSTEM_HEAP_NAME)) {
+		tap_skip("races", "no system heap");
+		return 0;
+	}
+	it_summary(&b0, &y0);
+	pthread_create(&r, NULL, reader, NULL);
+	pthread_create(&o, NULL, opener, NULL);
+	for (i = 0; i < WORKERS; i++)
+		pthread_create(&w[i], NULL, worker, (void *)i);
+	for (i = 0; i < WORKERS; i++)
+		pthread_join(w[i], NULL);
+	stop = 1;
+	pthread_join(r, NULL);
+	pthread_join(o, NULL);
+
+	for (i = 0; i < WORKERS; i++) {
+		if (errors[i]) {
+			tap_diag("worker %ld failed at step %d", i, errors[i]);
+			bad = 1;
+		}
+	}
+	tap_ok(!bad, "%d workers x %d rounds of alloc/share/import/sync/free",
+	       WORKERS, ROUNDS);
+	it_summary(&b1, &y1);
+	tap_ok(b1 == b0 && y1 == y0,
+	       "summary back to the start (buffers %lld -> %lld)", b0, b1);
+	close(ion_fd);
+	return tap_exit();
+}
