@@ -56,7 +56,8 @@ module_param(dma_mask_bits, uint, 0444);
 MODULE_PARM_DESC(dma_mask_bits,
 		 "DMA mask of the DMA heap's device in bits (24-64, default 32)");
 
-#define ION_DMA_GFP		(GFP_KERNEL | __GFP_NOWARN)
+/* Fail with -ENOMEM rather than wake the OOM killer. */
+#define ION_DMA_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 #define ION_DMA_ATTRS_UNCACHED	(DMA_ATTR_WRITE_COMBINE | \
 				 DMA_ATTR_NO_KERNEL_MAPPING)
 

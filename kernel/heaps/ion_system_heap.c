@@ -7,9 +7,11 @@
  * Large chunks make device mappings (IOMMU, huge TLB entries) cheaper; a
  * failed large order is not retried for the rest of that buffer.  Large
  * orders are tried without retrying or warning, so fragmentation only
- * makes the buffer coarser, never the allocator loud.  A request bigger
- * than half of RAM is made the same way at every order, so it fails with
- * -ENOMEM rather than waking the OOM killer.
+ * makes the buffer coarser, never the allocator loud.  Single pages are
+ * asked for with __GFP_RETRY_MAYFAIL: reclaim as needed, but fail with
+ * -ENOMEM instead of invoking the OOM killer (which could only kill
+ * bystanders: ion memory belongs to no process's RSS).  A request bigger
+ * than half of RAM does not even reclaim hard, so it fails fast.
  *
  * Each sg entry is exactly one chunk, so the order of a chunk is known
  * again from its length on free.  All chunks are obtained and returned
@@ -33,7 +35,8 @@
 /* Chunk orders tried, largest first. */
 static const unsigned int ion_system_orders[] = { 8, 4, 0 };
 
-#define ION_SYSTEM_GFP_LOW	(GFP_HIGHUSER | __GFP_ZERO)
+#define ION_SYSTEM_GFP_LOW	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
+				 __GFP_RETRY_MAYFAIL)
 #define ION_SYSTEM_GFP_HIGH	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				 __GFP_NORETRY)
 
