@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Boot ion's test guest under QEMU (TCG) and run the tests, the demo or a
-# shell.  Never touches the host kernel.
+# Boot ion's test guest under QEMU (TCG) and run the tests, the demo, the
+# benchmark (results in $BUILD/guest-bench.results) or a shell.  Never
+# touches the host kernel.
 #
-# Usage: scripts/guest-run.sh check|demo|shell|rig
+# Usage: scripts/guest-run.sh check|demo|shell|rig|bench
 #
 # Environment:
 #   KVER           kernel version (default: scripts/deps.sh --kver)
@@ -22,7 +23,7 @@
 #                  ION_KO_DIR go to scripts/mkinitramfs.sh
 set -euo pipefail
 
-mode=${1:?usage: guest-run.sh check|demo|shell|rig}
+mode=${1:?usage: guest-run.sh check|demo|shell|rig|bench}
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
@@ -133,5 +134,6 @@ demo)
 	cp "$BUILD/guest-demo.console" "$BUILD/guest.log"
 	;;
 shell) boot shell "${RIG_IOMMU:-0}" shell ;;
+bench) boot bench "${RIG_IOMMU:-0}" bench ;;
 *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac

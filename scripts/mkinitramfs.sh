@@ -6,7 +6,7 @@
 # dependencies), the test programs and the init script.
 #
 # Usage: scripts/mkinitramfs.sh <mode> <output.cpio.gz>
-#   mode: check | demo | shell | rig
+#   mode: check | demo | shell | rig | bench
 # Environment: KVER, BUILD, TESTS and TESTS_ALSO (grep -E patterns a test's
 # name must both match), MODDIR (the kernel's modules, default
 # /lib/modules/$KVER), ION_KO_DIR (where kernel/ion.ko and tests/kmod/*.ko
@@ -87,7 +87,7 @@ while read -r m; do
 done < "$top/scripts/guest-modules.txt"
 
 # --- programs --------------------------------------------------------------
-if [ -d "$BUILD/guest/tests" ]; then
+if [ "$mode" != bench ] && [ -d "$BUILD/guest/tests" ]; then
 	for t in "$BUILD"/guest/tests/*; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t")
