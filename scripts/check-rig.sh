@@ -37,7 +37,9 @@ expect "a program killed by a signal is a failed test" \
 expect "a program that hangs is killed and failed" \
 	"^not ok [0-9]+ - d_hang: finished within the time limit"
 expect "the summary line has the exact form" '^[0-9]+ passed, [1-9][0-9]* failed$'
-expect "the summary counts 5 passed and 4 failed" "^5 passed, 4 failed$"
+expect "a module left loaded is a failed test" \
+	"^not ok [0-9]+ - e_module_left: unloads the modules it loaded \\(left loaded: vgem"
+expect "the summary counts 6 passed and 5 failed" "^6 passed, 5 failed$"
 
 if [ $fails = 0 ]; then
 	echo "check-rig: the harness fails when it should"

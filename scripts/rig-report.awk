@@ -80,6 +80,12 @@ inkmsg { kmsg[++nk] = $0; klines++; next }
 	emit(rc == 0, $3 ".ko unloads at the end of the run")
 	next
 }
+/^@@RIG MODLEFT / {
+	left = $0
+	sub(/^@@RIG MODLEFT [^ ]+ /, "", left)
+	emit(0, $3 ": unloads the modules it loaded (left loaded: " left ")")
+	next
+}
 /^@@RIG LOADFAIL / {
 	emit(0, $3 ".ko loads before " $4)
 	next
