@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * interop_pipeline: a camera-like pipeline across processes.
+ *
+ * A producer process opens its own ion client, captures one vivid frame
+ * (vb2-vmalloc instance, see interop_v4l2.h) into a system heap buffer
+ * with V4L2_MEMORY_DMABUF, and sends the dma-buf fd over a unix socket
+ * (SCM_RIGHTS) together with the frame's checksum; then it releases
+ * everything and exits.  A consumer process waits for the producer's end
+ * of the socket to close, imports the fd into its own client
+ * (ION_IOC_IMPORT, handle ABI), maps it through ION_IOC_MAP, and checks
+ * the frame against the checksum: the buffer outlived the process that
+ * allocated it.  When both have exited, debugfs must show nothing left:
+ * the buffer count back to where it was and no client file of either pid.
+ */
+#include <sys/socket.h>
+
+#include "interop_v4l2.h"
+
+#define CAP V4L2_BUF_TYPE_VIDEO_CAPTURE
+
+struct pl_msg {
+	unsigned int bytesused;
+	uint32_t sum;
+	int frame_ok;
+};
+
+static int pl_send(int sock, int fd, const struct pl_msg *m)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &mh, 0) == (ssize_t)sizeof(*m) ? 0 : -errno;
+}
+
+static int pl_recv(int sock, struct pl_msg *m)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*m))
+		return -EPROTO;
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* Capture one frame into a fresh system heap buffer; its fd or -errno. */
+static int pl_capture(int ion, const char *node, unsigned int heap_id,
+		      struct pl_msg *m)
+{
+	struct iv_frame_stats s;
+	struct v4l2_format f;
+	struct v4l2_buffer b;
+	struct iv_buf ib = { .fd = -1 };
+	int vfd, ret;
+
+	vfd = open(node, O_RDWR | O_CLOEXEC);
+	if (vfd < 0)
+		return -errno;
+	ret = iv_set_fmt(vfd, CAP, &f);
+	if (!ret)
+		ret = iv_reqbufs(vfd, CAP, V4L2_MEMORY_DMABUF, 2);
+	if (ret < 0)
+		goto out;
+	ret = iv_buf_alloc(ion, heap_id, f.fmt.pix.sizeimage, &ib);
+	if (!ret)
+		ret = iv_buf_fill(&ib, IV_SENTINEL);
+	if (!ret)
+		ret = iv_qbuf_dmabuf(vfd, CAP, 0, ib.fd, ib.len, 0);
+	if (!ret)
+		ret = iv_stream(vfd, CAP, 1);
+	if (!ret)
+		ret = iv_dqbuf(vfd, CAP, V4L2_MEMORY_DMABUF, &b);
+	if (!ret)
+		ret = iv_buf_stats(&ib, b.bytesused, &s);
+	if (!ret) {
+		m->bytesused = b.bytesused;
+		m->sum = s.sum;
+		m->frame_ok = b.bytesused == f.fmt.pix.sizeimage &&
+			      iv_frame_ok(&s, b.bytesused);
+		tap_diag("producer: frame of %u bytes, %u distinct values, sum %08x",
+			 b.bytesused, s.distinct, s.sum);
+	}
+	iv_stream(vfd, CAP, 0);
+	iv_reqbufs(vfd, CAP, V4L2_MEMORY_DMABUF, 0);
+out:
+	close(vfd);
+	if (ret < 0) {
+		iv_buf_free(&ib);
+		return ret;
+	}
+	munmap(ib.map, ib.len);
+	return ib.fd;
+}
+
+static int producer(int sock, const char *node)
+{
+	struct pl_msg m = { 0 };
+	int ion = it_open(), fd;
+
+	if (ion < 0) {
+		tap_ok(0, "producer: open /dev/ion");
+		return 1;
+	}
+	fd = pl_capture(ion, node, ION_HEAP_TYPE_SYSTEM, &m);
+	if (!tap_ok(fd >= 0 && m.frame_ok,
+		    "producer: vivid captured a frame into its ion buffer")) {
+		if (fd < 0)
+			tap_diag("capture: %s", strerror(-fd));
+		return 1;
+	}
+	tap_errno(pl_send(sock, fd, &m), 0,
+		  "producer: sends the dma-buf fd over the socket (SCM_RIGHTS)");
+	close(fd);
+	close(ion);
+	close(sock);
+	return tap_exit();
+}
+
+static int consumer(int sock)
+{
+	struct iv_frame_stats s;
+	struct pl_msg m;
+	ion_user_handle_t h = 0;
+	unsigned char *p;
+	char c;
+	int ion, fd, mfd, ret;
+
+	fd = pl_recv(sock, &m);
+	if (!tap_ok(fd >= 0, "consumer: receives the dma-buf fd")) {
+		tap_diag("recvmsg: %s", strerror(-fd));
+		return 1;
+	}
+	/* The producer's end closes when it has released everything. */
+	ret = (int)read(sock, &c, 1);
+	tap_ok(ret == 0, "consumer: the producer has let go of the buffer (EOF)");
+	close(sock);
+
+	ion = it_open();
+	ret = ion < 0 ? ion : it_import(ion, fd, &h);
+	if (!tap_ok(!ret, "consumer: ION_IOC_IMPORT into its own client")) {
+		tap_diag("import: %s", strerror(-ret));
+		return 1;
+	}
+	close(fd);	/* the handle keeps the buffer now */
+	mfd = it_share_cmd(ion, ION_IOC_MAP, h);
+	p = mfd < 0 ? MAP_FAILED : mmap(NULL, m.bytesused, PROT_READ,
+					MAP_SHARED, mfd, 0);
+	if (!tap_ok(p != MAP_FAILED, "consumer: ION_IOC_MAP and mmap of the imported handle")) {
+		tap_diag("map: %s", mfd < 0 ? strerror(-mfd) : strerror(errno));
+		return 1;
+	}
+	it_sync(mfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	iv_stats(p, m.bytesused, &s);
+	it_sync(mfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	if (s.sum != m.sum)
+		tap_diag("consumer: sum %08x, producer's %08x", s.sum, m.sum);
+	tap_ok(s.sum == m.sum && iv_frame_ok(&s, m.bytesused),
+	       "consumer: sees the producer's frame, byte for byte");
+	munmap(p, m.bytesused);
+	close(mfd);
+	tap_errno(it_free(ion, h), 0, "consumer: ION_IOC_FREE of its handle");
+	close(ion);
+	return tap_exit();
+}
+
+/* Is there a client file "<anything>-<pid>" in debugfs? */
+static int pl_client_left(pid_t pid)
+{
+	char suffix[24];
+	struct dirent *e;
+	DIR *d = opendir(IT_DEBUGFS "/clients");
+	int found = 0;
+
+	if (!d)
+		return -1;
+	snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name), k = strlen(suffix);
+
+		if (n > k && !strcmp(e->d_name + n - k, suffix)) {
+			tap_diag("client file left: %s", e->d_name);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static int pl_wait(pid_t pid, const char *who)
+{
+	int st = 0;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return tap_ok(0, "%s exits", who);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		tap_diag("%s: status %#x", who, st);
+	return tap_ok(WIFEXITED(st) && !WEXITSTATUS(st), "%s exits with status 0", who);
+}
+
+int main(void)
+{
+	struct iv_node nodes[IV_MAX_NODES];
+	long long buffers0, bytes0, buffers, bytes;
+	const struct iv_node *node;
+	struct it_heaps hs;
+	int ion, n = 0, ret, sv[2], left;
+	pid_t prod, cons;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ion = it_setup(&hs);
+	it_summary(&buffers0, &bytes0);
+	close(ion);	/* the parent holds nothing of ion while they run */
+	ret = iv_vivid_setup(nodes, &n);
+	if (ret == -ENOENT) {
+		tap_skip("vivid -> ion buffer -> second process", "vivid module not available");
+		return 0;
+	}
+	node = iv_node(nodes, n, 0, V4L2_CAP_VIDEO_CAPTURE);
+	if (!tap_ok(!ret && node, "vivid loaded, capture node of the vmalloc instance found")) {
+		iv_unload("vivid");
+		return tap_exit();
+	}
+	if (!it_heap_find(&hs, ION_SYSTEM_HEAP_NAME)) {
+		tap_skip("vivid -> ion buffer -> second process", "no system heap");
+		iv_unload("vivid");
+		return 0;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		tap_ok(0, "socketpair");
+		return 1;
+	}
+	prod = fork();
+	if (prod == 0) {
+		close(sv[1]);
+		_exit(producer(sv[0], node->path));
+	}
+	cons = fork();
+	if (cons == 0) {
+		close(sv[0]);
+		_exit(consumer(sv[1]));
+	}
+	close(sv[0]);
+	close(sv[1]);
+	pl_wait(prod, "producer");
+	pl_wait(cons, "consumer");
+
+	ret = it_summary(&buffers, &bytes);
+	if (ret || buffers != buffers0 || bytes != bytes0)
+		tap_diag("summary: buffers %lld -> %lld, bytes %lld -> %lld",
+			 buffers0, buffers, bytes0, bytes);
+	tap_ok(!ret && buffers == buffers0 && bytes == bytes0,
+	       "debugfs summary back to %lld buffers after both exited", buffers0);
+	left = pl_client_left(prod);
+	left |= pl_client_left(cons);
+	tap_ok(left == 0, "no debugfs client file left for the producer's or the consumer's pid");
+	tap_ok(!iv_unload("vivid"), "vivid unloads (no reference left behind)");
+	return tap_exit();
+}
