@@ -76,10 +76,11 @@ static void exp_ion_test(int ion, int efd, const char *what, size_t len,
 	struct ion_test_import imp;
 	struct ion_test_info info;
 	char name[128];
-	int tfd, ret;
+	int tfd, ret, loaded;
 
 	snprintf(name, sizeof(name), "expbuf %s: ion_test's plain dma-buf importer takes vivid's dma-buf",
 		 what);
+	loaded = !access("/sys/module/ion_test", F_OK);
 	tfd = ht_test_open();
 	if (tfd < 0) {
 		tap_skip(name, "tests/kmod/ion_test.ko not loadable");
@@ -88,6 +89,8 @@ static void exp_ion_test(int ion, int efd, const char *what, size_t len,
 	if (ht_test_info(tfd, &info) || !info.has_edu) {
 		tap_skip(name, "ion_test has no edu device");
 		close(tfd);
+		if (!loaded)
+			iv_unload("ion_test");
 		return;
 	}
 	ret = ht_import(tfd, efd, ION_TEST_MODE_DMABUF, &imp);
@@ -96,7 +99,11 @@ static void exp_ion_test(int ion, int efd, const char *what, size_t len,
 			 ret ? strerror(-ret) : "ok",
 			 (unsigned long long)imp.size, len);
 	if (!tap_ok(!ret && imp.size == len, "%s", name)) {
+		if (!ret)
+			ht_release(tfd, imp.slot);
 		close(tfd);
+		if (!loaded)
+			iv_unload("ion_test");
 		return;
 	}
 	tap_diag("edu %s an IOMMU, %u-bit DMA; dma_err %d, %u DMA segments at %#llx",
@@ -117,6 +124,8 @@ static void exp_ion_test(int ion, int efd, const char *what, size_t len,
 		exp_dma(ion, tfd, imp.slot, what, seed, hs);
 	ht_release(tfd, imp.slot);
 	close(tfd);
+	if (!loaded)
+		iv_unload("ion_test");
 }
 
 static void exp_run(int ion, const struct iv_node *node, int inst,
