@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: MIT
+#
+# results.md from ion-bench's tables (scripts/bench-report.sh runs this with
+# -F'\t' on results.tsv, warm-wait.tsv, skipped.tsv; variables kernel,
+# date, host).
+#
+# Every cell is a ratio of medians to dma_heap-system's for the same op,
+# size and live count; then issue 7's targets, judged from the same rows.
+
+function hsize(b) {
+	if (b >= 1048576) return (b / 1048576) " MiB"
+	return (b / 1024) " KiB"
+}
+
+function fmt(x) {
+	if (x >= 100) return sprintf("%.0f", x)
+	if (x >= 10) return sprintf("%.1f", x)
+	return sprintf("%.2f", x)
+}
+
+function us(ns) { return fmt(ns / 1000) }
+
+# Scaling rows are grouped by the level asked for; a heap that could not
+# hold that many buffers reports the count it was measured at.
+function level(live,    i) {
+	for (i = 1; i <= nlev; i++)
+		if (live <= lev[i])
+			return lev[i]
+	return live
+}
+
+FILENAME ~ /results\.tsv$/ && FNR > 1 {
+	impl = $1; op = $2; size = $3; live = $4
+	if (op == "scaling")
+		live = level(live)
+	key = op SUBSEP size SUBSEP live
+	med[impl, key] = $5; p99[impl, key] = $6; runs[impl, key] = $7
+	actual[impl, key] = $4
+	if (!(impl in known)) { known[impl] = 1; order[++nimpl] = impl }
+	if (!(key in haskey)) { haskey[key] = 1; keys[++nkey] = key }
+	next
+}
+FILENAME ~ /warm-wait\.tsv$/ && FNR > 1 {
+	wait[$1, $3] = $4; waitp99[$1, $3] = $5
+	if ($4 > 0) anywait = 1
+	next
+}
+FILENAME ~ /skipped\.tsv$/ && FNR > 1 {
+	skips[++nskip] = "`" $1 "` " $2 " " hsize($3) ": " $4
+	next
+}
+
+BEGIN {
+	nlev = split("1 1000 10000 100000", lev, " ")
+	nops = split("alloc_free_cold alloc_free_warm alloc_map_touch scaling", ops, " ")
+	peer = "dma_heap-system"
+}
+
+function rank(impl) {
+	if (impl == "ion-system") return 0
+	if (impl ~ /^ion-system-(uncached|dmaheap)/) return 1
+	if (impl ~ /^ion-/) return 2
+	if (impl == "udmabuf") return 7
+	if (impl == "anon") return 8
+	if (impl ~ /^memset/) return 9
+	return 6
+}
+
+function cell(impl, key, op, size, live,    r, base, k2, note) {
+	# memset is the limit of an alloc_free: compare it to the same size.
+	if (impl ~ /^memset/) {
+		if (op == "scaling" || op == "alloc_map_touch")
+			return ""
+		k2 = "memset" SUBSEP size SUBSEP 0
+	} else {
+		k2 = key
+	}
+	if (!((impl, k2) in med) || !((peer, key) in med))
+		return "–"
+	base = med[peer, key]
+	r = med[impl, k2] / base
+	note = ""
+	if (op == "scaling" && actual[impl, k2] != live)
+		note = " (at " actual[impl, k2] ")"
+	return fmt(r) note
+}
+
+function ratio(impl, op, size, live, ref_impl, ref_op,    a, b) {
+	a = impl SUBSEP op SUBSEP size SUBSEP live
+	b = ref_impl SUBSEP ref_op SUBSEP size SUBSEP live
+	if (!(a in med) || !(b in med) || med[b] == 0)
+		return -1
+	return med[a] / med[b]
+}
+
+# One target line: the ratios at the sizes asked for, met if all <= limit.
+function target(name, impl, op, ref_impl, ref_op, sizes, limit, strict,
+		n, sz, i, r, ok, txt, any) {
+	n = split(sizes, sz, " ")
+	ok = 1; txt = ""; any = 0
+	for (i = 1; i <= n; i++) {
+		r = ratio(impl, op, sz[i], 0, ref_impl, ref_op)
+		if (r < 0) { txt = txt (txt ? ", " : "") hsize(sz[i]) " –"; ok = 0; continue }
+		any = 1
+		txt = txt (txt ? ", " : "") hsize(sz[i]) " " fmt(r)
+		if (strict ? r >= limit : r > limit)
+			ok = 0
+	}
+	printf "| %s | `%s` | %s | %s |\n", name, impl, txt, \
+		!any ? "not measured" : ok ? "**met**" : "not met"
+}
+
+function scaling_target(impl,    k1, hi, khi, r, txt) {
+	k1 = "scaling" SUBSEP 4096 SUBSEP 1
+	hi = 100000
+	khi = "scaling" SUBSEP 4096 SUBSEP hi
+	if (!((impl, k1) in med) || !((impl, khi) in med)) {
+		printf "| scaling at 100 000 live within 1.5× of 1 live | `%s` | – | not measured |\n", impl
+		return
+	}
+	r = med[impl, khi] / med[impl, k1]
+	txt = us(med[impl, k1]) " µs at 1, " us(med[impl, khi]) " µs at " actual[impl, khi] ": " fmt(r) "×"
+	printf "| scaling at 100 000 live within 1.5× of 1 live | `%s` | %s | %s |\n", impl, txt, \
+		actual[impl, khi] < hi ? "not measured at 100 000" : r <= 1.5 ? "**met**" : "not met"
+}
+
+END {
+	printf "# ion-bench results\n\n"
+	printf "%s; one guest boot, %s.  Generated from `results.tsv` by\n", kernel, date
+	printf "`scripts/bench-report.sh`.\n"
+	if (host != "")
+		printf "Host: %s.\n", host
+	printf "\n"
+	printf "Each cell: the implementation's median divided by `%s`'s median for the\n", peer
+	printf "same op, size and live count (below 1 is faster than mainline).  The second\n"
+	printf "column is `%s`'s median in µs.  The `memset` column is the zeroing limit\n", peer
+	printf "(memset of a mapped buffer of that size) over the same peer number, and\n"
+	printf "`memset-stosb` the same with the kernel's clear_page instruction (`rep stosb`).  – : not\n"
+	printf "measured (see the skipped cases below).  Absolute times under TCG on a shared\n"
+	printf "machine mean little; the ratios come from runs interleaved round-robin.\n\n"
+
+	# Columns: ion's system heap first, then ion's other heaps, the peers,
+	# the limit.
+	cols = 0
+	for (r = 0; r <= 9; r++)
+		for (i = 1; i <= nimpl; i++)
+			if (order[i] != peer && rank(order[i]) == r)
+				col[++cols] = order[i]
+	printf "| op | size | live | %s µs |", peer
+	for (c = 1; c <= cols; c++) printf " %s |", col[c]
+	printf "\n|---|---|---|---:|"
+	for (c = 1; c <= cols; c++) printf "---:|"
+	printf "\n"
+	for (o = 1; o <= nops; o++) {
+		for (k = 1; k <= nkey; k++) {
+			split(keys[k], f, SUBSEP)
+			if (f[1] != ops[o])
+				continue
+			printf "| %s | %s | %s | %s |", f[1], hsize(f[2]), f[1] == "scaling" ? f[3] : "", \
+				((peer, keys[k]) in med) ? us(med[peer, keys[k]]) : "–"
+			for (c = 1; c <= cols; c++)
+				printf " %s |", cell(col[c], keys[k], f[1], f[2], f[3])
+			printf "\n"
+		}
+	}
+
+	printf "\n## Background work before warm runs\n\n"
+	if (!anywait) {
+		printf "`alloc_free_warm` waits before each run until the heap's pool counters\n"
+		printf "(debugfs keys containing `pool` or `deferred`) stop changing.  No heap\n"
+		printf "exposes such counters yet, so every wait was 0 and warm is cold again.\n"
+	} else {
+		printf "| impl | size | wait median µs | wait p99 µs |\n|---|---|---:|---:|\n"
+		for (i = 1; i <= nimpl; i++)
+			for (k = 1; k <= nkey; k++) {
+				split(keys[k], f, SUBSEP)
+				if (f[1] == "alloc_free_warm" && (order[i], f[2]) in wait && wait[order[i], f[2]] > 0)
+					printf "| %s | %s | %s | %s |\n", order[i], hsize(f[2]), \
+						us(wait[order[i], f[2]]), us(waitp99[order[i], f[2]])
+			}
+	}
+
+	printf "\n## Issue 7's targets\n\n"
+	printf "| target | impl | ratios (size: ratio) | |\n|---|---|---|---|\n"
+	big = "1048576 8388608 67108864"
+	all = "4096 65536 1048576 8388608 67108864"
+	for (i = 1; i <= nimpl; i++) {
+		t = order[i]
+		if (t != "ion-system" && t != "ion-system-uncached" && t !~ /^ion-system-dmaheap/)
+			continue
+		target("cold alloc_free ≤ 1.0× " peer, t, "alloc_free_cold", peer, "alloc_free_cold", all, 1.0, 0)
+		target("warm alloc_free ≥ 3× faster than " peer " (≤ 0.33)", t, "alloc_free_warm", peer, "alloc_free_warm", big, 1 / 3, 0)
+		target("cold alloc_free ≤ 1.5× memset", t, "alloc_free_cold", "memset", "memset", big, 1.5, 0)
+		target("warm alloc_free < memset", t, "alloc_free_warm", "memset", "memset", big, 1.0, 1)
+		if (("memset-stosb" SUBSEP "memset" SUBSEP 1048576 SUBSEP 0) in med) {
+			target("(reference) cold alloc_free ≤ 1.5× memset-stosb", t, "alloc_free_cold", "memset-stosb", "memset", big, 1.5, 0)
+			target("(reference) warm alloc_free < memset-stosb", t, "alloc_free_warm", "memset-stosb", "memset", big, 1.0, 1)
+		}
+		target("alloc_map_touch < anon", t, "alloc_map_touch", "anon", "alloc_map_touch", big, 1.0, 1)
+		scaling_target(t)
+	}
+
+	if (nskip) {
+		printf "\n## Skipped or partial cases\n\n"
+		for (i = 1; i <= nskip; i++)
+			printf "- %s\n", skips[i]
+	}
+}

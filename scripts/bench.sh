@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# make bench: boot one guest that runs tools/ion-bench (guest mode "bench"
+# of scripts/guest-run.sh), show its progress, and turn its rows into
+#   $BUILD/bench/results.tsv    impl op size live median_ns p99_ns runs
+#   $BUILD/bench/warm-wait.tsv  what alloc_free_warm waited for between runs
+#   $BUILD/bench/skipped.tsv    cases that could not run, and why
+#   $BUILD/bench/results.md     ratios to dma_heap-system, issue 7's targets
+#   $BUILD/bench/alloc.png      latency against size, log scales
+# See Documentation/bench.md.
+#
+# Usage: scripts/bench.sh [--report-only]   (--report-only: no boot, rebuild
+# the files above from the last run's $BUILD/guest-bench.results)
+# Environment: BUILD, BENCH_ARGS (arguments of ion-bench, e.g.
+# BENCH_ARGS='-b 300 -o alloc_free_cold' for a quick look), and what
+# scripts/guest-run.sh takes (RIG_TIMEOUT, RIG_MEM, QEMU_EXTRA, ...).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+out=$BUILD/bench
+res=$BUILD/guest-bench.results
+con=$BUILD/guest-bench.console
+export BUILD
+
+mkdir -p "$out"
+rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv \
+	"$out"/results.md "$out"/alloc.png
+
+# The guest reads RIG_BENCH_ARGS from its /etc/rig.conf.
+export RIG_ENV="${RIG_ENV:+$RIG_ENV
+}RIG_BENCH_ARGS='${BENCH_ARGS:-}'"
+export RIG_TIMEOUT=${RIG_TIMEOUT:-1200}
+
+rc=0
+if [ "${1:-}" != --report-only ]; then
+	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	start=$(date +%s)
+	echo "# bench: booting the guest (progress follows; rows go to $res)"
+	"$top/scripts/guest-run.sh" bench &
+	guest=$!
+	# Follow the results port by name: guest-run.sh recreates it at boot.
+	tail -F -n +1 --pid=$guest "$res" 2>/dev/null |
+		grep --line-buffered -a '^#' | tr -d '\r' &
+	follow=$!
+	wait $guest || rc=$?
+	wait $follow 2>/dev/null || true
+	echo "# bench: guest finished after $(($(date +%s) - start)) s"
+	echo "$(nproc) cpus, load average $load0 at the start," \
+		"$(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
+		"guest ran $(($(date +%s) - start)) s" > "$out/host.txt"
+fi
+
+[ -e "$res" ] || { echo "bench: no results from the guest ($con)" >&2; exit 1; }
+tr -d '\r' < "$res" > "$out/raw.txt"
+{
+	printf 'impl\top\tsize\tlive\tmedian_ns\tp99_ns\truns\n'
+	awk -F'\t' 'NF == 7 && $1 != "impl" && $1 !~ /^[@#]/' "$out/raw.txt"
+} > "$out/results.tsv"
+{
+	printf 'impl\top\tsize\twait_median_ns\twait_p99_ns\truns\n'
+	awk -F'\t' '$1 == "@wait" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
+		"$out/raw.txt"
+} > "$out/warm-wait.tsv"
+{
+	printf 'impl\top\tsize\treason\n'
+	awk -F'\t' '$1 == "@skip" { print $2 "\t" $3 "\t" $4 "\t" $5 }' \
+		"$out/raw.txt"
+} > "$out/skipped.tsv"
+grep -a '^# ion heap\|^# dma-heap node\|^# note\|pool counters' "$out/raw.txt" \
+	> "$out/found.txt" || true
+
+status=0
+if ! grep -q '^@done' "$out/raw.txt"; then
+	echo "bench: the guest did not finish the run (rc $rc); last console lines:" >&2
+	tail -n 30 "$con" | sed 's/^/#   /' >&2
+	status=1
+fi
+# A bench that made the kernel complain is a finding, not a result.
+pats='BUG:|WARNING:|Oops|general protection|KASAN|possible circular locking|refcount_t:|UBSAN:|Kernel panic|page allocation failure|Out of memory'
+if grep -aE "$pats" "$con" > "$out/kernel-splats.txt"; then
+	echo "bench: the kernel logged problems during the run ($out/kernel-splats.txt):" >&2
+	head -n 20 "$out/kernel-splats.txt" | sed 's/^/#   /' >&2
+	status=1
+else
+	rm -f "$out/kernel-splats.txt"
+fi
+
+"$top/scripts/bench-report.sh" "$out"
+echo "# bench: $(($(wc -l < "$out/results.tsv") - 1)) rows in $out/results.tsv"
+echo "# bench: table $out/results.md, plot $out/alloc.png"
+exit $status

@@ -1,0 +1,886 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ion-bench: ion's heaps against their peers, in one boot (issue 7).
+ *
+ * Implementations (each one that exists in this boot):
+ *   ion-<heap>          every heap HEAP_QUERY lists, through /dev/ion's fd
+ *                       ABI, ION_FLAG_CACHED (ion-system, ion-system-contig,
+ *                       ion-carveout, ion-dma, ...)
+ *   ion-system-uncached the system heap without ION_FLAG_CACHED
+ *   ion-<x>-dmaheap     /dev/dma_heap/ion-<x> (ion's dma-heap nodes)
+ *   dma_heap-system     mainline's /dev/dma_heap/system, the peer
+ *   udmabuf             memfd + F_SEAL_SHRINK + UDMABUF_CREATE
+ *   anon                anonymous mmap, every page touched
+ *   memset              memset of an already mapped buffer (the limit)
+ *
+ * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset;
+ * see Documentation/bench.md for what each one times.
+ *
+ * Output on stdout: progress lines "# ...", one header line and one
+ * tab-separated row per case (impl op size live median_ns p99_ns runs),
+ * "@wait" rows (time the warm op waited for background work), "@skip"
+ * lines (a case that could not run, and why) and "@done" at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/ion.h>
+#include <linux/udmabuf.h>
+
+#define PAGE		4096UL
+#define KiB		1024UL
+#define MiB		(1024UL * KiB)
+#define MAX_IMPLS	16
+#define MAX_REPS	4000
+#define HEAP_DEBUGFS	"/sys/kernel/debug/ion/heaps/"
+
+enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
+
+/*
+ * One implementation.  @pool_file is the ion heap's debugfs file (empty
+ * for the others); @pooled says it has pool counters (see pool_state()).
+ */
+struct impl {
+	char name[64];
+	enum kind kind;
+	int fd;
+	unsigned int heap_mask, flags;
+	char pool_file[128];
+	int pooled;
+};
+
+struct buf {
+	int fd;
+	void *p;
+	size_t len;
+};
+
+/* One timed repetition: @ns the op, @wait_ns the untimed wait before it. */
+struct sample {
+	uint64_t ns, wait_ns;
+};
+
+typedef int (*op_fn)(struct impl *im, size_t size, struct sample *s);
+
+static struct impl impls[MAX_IMPLS];
+static int nimpls;
+static uint64_t budget_ns = 1000000000ULL;
+static const char *only_impls, *only_ops;
+#define MAX_SIZES	8
+static size_t sizes[MAX_SIZES] = { 4 * KiB, 64 * KiB, 1 * MiB, 8 * MiB, 64 * MiB };
+static unsigned int nsizes = 5;
+static const unsigned int live_levels[] = { 1, 1000, 10000, 100000 };
+static unsigned int max_live = 100000;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Is @name in the comma-separated @list (NULL: everything is)? */
+static int selected(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return 1;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* ---- the pool hook ------------------------------------------------------ */
+
+/*
+ * The key lines of the heap's debugfs file that describe pools or
+ * deferred freeing (a key containing "pool" or "deferred"), concatenated.
+ * Today's heaps have none: then there is nothing to wait for or drain.
+ */
+static int pool_state(const struct impl *im, char *out, size_t n)
+{
+	char line[256];
+	size_t used = 0;
+	FILE *f;
+
+	out[0] = 0;
+	if (!im->pool_file[0])
+		return 0;
+	f = fopen(im->pool_file, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (!strstr(line, "pool") && !strstr(line, "deferred"))
+			continue;
+		*colon = ':';
+		used += snprintf(out + used, n - used, "%s", line);
+		if (used >= n)
+			break;
+	}
+	fclose(f);
+	return out[0] != 0;
+}
+
+/*
+ * Wait until the heap's pool counters stopped changing for 10 ms (at most
+ * 10 s).  Returns how long they kept changing: the background work (pool
+ * refill, deferred zeroing) the warm op did not pay for.
+ */
+static uint64_t wait_quiet(const struct impl *im)
+{
+	char prev[2048], cur[2048];
+	uint64_t t0 = now_ns(), last = t0;
+	int stable = 0;
+
+	if (!im->pooled)
+		return 0;
+	pool_state(im, prev, sizeof(prev));
+	while (stable < 5 && now_ns() - t0 < 10000000000ULL) {
+		sleep_ns(2000000);
+		pool_state(im, cur, sizeof(cur));
+		if (strcmp(cur, prev)) {
+			memcpy(prev, cur, sizeof(prev));
+			last = now_ns();
+			stable = 0;
+		} else {
+			stable++;
+		}
+	}
+	return last - t0;
+}
+
+/* Empty the pools: the shrinkers run on drop_caches. */
+static void drain_pools(const struct impl *im)
+{
+	int fd;
+
+	if (!im->pooled)
+		return;
+	wait_quiet(im);
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "3\n", 2) != 2)
+			progress("drop_caches: %s", strerror(errno));
+		close(fd);
+	}
+	wait_quiet(im);
+}
+
+/* ---- allocation, one function per kind ---------------------------------- */
+
+static int ion_alloc_fd(struct impl *im, size_t size)
+{
+	struct ion_allocation_data d = {
+		.len = size, .heap_id_mask = im->heap_mask, .flags = im->flags,
+	};
+
+	if (ioctl(im->fd, ION_IOC_ALLOC, &d))
+		return -errno;
+	return d.fd;
+}
+
+static int heap_alloc_fd(struct impl *im, size_t size)
+{
+	struct dma_heap_allocation_data d = {
+		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+
+	if (ioctl(im->fd, DMA_HEAP_IOCTL_ALLOC, &d))
+		return -errno;
+	return d.fd;
+}
+
+static int udmabuf_alloc_fd(struct impl *im, size_t size)
+{
+	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = size };
+	int memfd, fd, err = 0;
+
+	memfd = memfd_create("ion-bench", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (memfd < 0)
+		return -errno;
+	if (ftruncate(memfd, size) || fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK))
+		err = -errno;
+	c.memfd = memfd;
+	fd = err ? -1 : ioctl(im->fd, UDMABUF_CREATE, &c);
+	if (!err && fd < 0)
+		err = -errno;
+	close(memfd);	/* the udmabuf keeps the pages */
+	return err ? err : fd;
+}
+
+/* Allocate: a dma-buf fd, or for anon a mapping with every page touched. */
+static int buf_alloc(struct impl *im, size_t size, struct buf *b)
+{
+	int fd;
+
+	b->len = size;
+	b->p = NULL;
+	b->fd = -1;
+	switch (im->kind) {
+	case K_ANON:
+		b->p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b->p == MAP_FAILED)
+			return -errno;
+		for (size_t off = 0; off < size; off += PAGE)
+			((volatile char *)b->p)[off] = 1;
+		return 0;
+	case K_ION:
+		fd = ion_alloc_fd(im, size);
+		break;
+	case K_HEAP:
+		fd = heap_alloc_fd(im, size);
+		break;
+	default:
+		fd = udmabuf_alloc_fd(im, size);
+		break;
+	}
+	if (fd < 0)
+		return fd;
+	b->fd = fd;
+	return 0;
+}
+
+static void buf_free(struct buf *b)
+{
+	if (b->p)
+		munmap(b->p, b->len);
+	if (b->fd >= 0)
+		close(b->fd);
+}
+
+static int dmabuf_sync(int fd, __u64 flags)
+{
+	struct dma_buf_sync s = { .flags = flags | DMA_BUF_SYNC_WRITE };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+/* ---- the ops: each times its own critical part --------------------------- */
+
+static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
+{
+	struct buf b;
+	uint64_t t0;
+	int err;
+
+	drain_pools(im);
+	t0 = now_ns();
+	err = buf_alloc(im, size, &b);
+	if (err)
+		return err;
+	buf_free(&b);
+	s->ns = now_ns() - t0;
+	return 0;
+}
+
+static int op_alloc_free_warm(struct impl *im, size_t size, struct sample *s)
+{
+	struct buf b;
+	uint64_t t0;
+	int err;
+
+	s->wait_ns = wait_quiet(im);
+	t0 = now_ns();
+	err = buf_alloc(im, size, &b);
+	if (err)
+		return err;
+	buf_free(&b);
+	s->ns = now_ns() - t0;
+	return 0;
+}
+
+static int op_alloc_map_touch(struct impl *im, size_t size, struct sample *s)
+{
+	struct buf b;
+	uint64_t t0;
+	char *p;
+	int err;
+
+	t0 = now_ns();
+	err = buf_alloc(im, size, &b);	/* anon: mapped and touched already */
+	if (err)
+		return err;
+	if (im->kind != K_ANON) {
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
+		if (p == MAP_FAILED) {
+			err = -errno;
+			buf_free(&b);
+			return err;
+		}
+		err = dmabuf_sync(b.fd, DMA_BUF_SYNC_START);
+		for (size_t off = 0; off < size; off += PAGE)
+			((volatile char *)p)[off] = 1;
+		if (!err)
+			err = dmabuf_sync(b.fd, DMA_BUF_SYNC_END);
+		munmap(p, size);
+	}
+	buf_free(&b);
+	s->ns = now_ns() - t0;
+	return err;
+}
+
+static void *memset_buf;
+
+static int op_memset(struct impl *im, size_t size, struct sample *s)
+{
+	uint64_t t0 = now_ns();
+
+	memset(memset_buf, 0, size);
+	__asm__ volatile("" : : "r"(memset_buf) : "memory");
+	s->ns = now_ns() - t0;
+	return 0;
+}
+
+/*
+ * The kernel clears pages with "rep stosb" on x86 (clear_page_erms); under
+ * TCG that is much faster than glibc's vector memset, so the bench also
+ * reports it as the limit "memset-stosb".
+ */
+#ifdef __x86_64__
+#define HAVE_STOSB 1
+static int op_memset_stosb(struct impl *im, size_t size, struct sample *s)
+{
+	uint64_t t0 = now_ns();
+	void *dst = memset_buf;
+	size_t n = size;
+
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(0) : "memory");
+	s->ns = now_ns() - t0;
+	return 0;
+}
+#else
+#define HAVE_STOSB 0
+#define op_memset_stosb op_memset
+#endif
+
+/* ---- running cases -------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and p99 (nearest rank) of @n values, sorted in place. */
+static void stats(uint64_t *v, unsigned int n, uint64_t *med, uint64_t *p99)
+{
+	unsigned int r = (99 * n + 99) / 100;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*p99 = v[(r ? r : 1) - 1];
+}
+
+/* Repetitions: at least MIN_REPS, more as the budget allows, capped by size. */
+#define MIN_REPS	7
+
+static unsigned int max_reps(size_t size)
+{
+	if (size <= 4 * KiB)
+		return MAX_REPS;
+	if (size <= 64 * KiB)
+		return 2000;
+	if (size <= 1 * MiB)
+		return 500;
+	if (size <= 8 * MiB)
+		return 100;
+	return 40;
+}
+
+static void skip(const char *impl, const char *op, size_t size,
+		 const char *why)
+{
+	progress("%s %s %zu: skipped: %s", impl, op, size, why);
+	printf("@skip\t%s\t%s\t%zu\t%s\n", impl, op, size, why);
+}
+
+/* One implementation's share of a group: its op, samples and state. */
+struct member {
+	struct impl *im;
+	const char *op;
+	op_fn fn;
+	unsigned int n;
+	int err;
+	struct sample s[MAX_REPS];
+};
+
+static struct member members[MAX_IMPLS + 1];
+
+static void report(const struct member *m, size_t size, unsigned int live)
+{
+	uint64_t v[MAX_REPS], med, p99, wmed, wp99;
+
+	if (!m->n) {
+		skip(m->im->name, m->op, size, strerror(-m->err));
+		return;
+	}
+	if (m->err)
+		progress("%s %s %zu: stopped after %u runs: %s", m->im->name,
+			 m->op, size, m->n, strerror(-m->err));
+	for (unsigned int i = 0; i < m->n; i++)
+		v[i] = m->s[i].ns;
+	stats(v, m->n, &med, &p99);
+	printf("%s\t%s\t%zu\t%u\t%llu\t%llu\t%u\n", m->im->name, m->op, size,
+	       live, (unsigned long long)med, (unsigned long long)p99, m->n);
+	progress("%-20s %-16s %9zu %6u  median %10.1f us  p99 %10.1f us  (%u runs)",
+		 m->im->name, m->op, size, live, med / 1e3, p99 / 1e3, m->n);
+	if (m->fn != op_alloc_free_warm)
+		return;
+	for (unsigned int i = 0; i < m->n; i++)
+		v[i] = m->s[i].wait_ns;
+	stats(v, m->n, &wmed, &wp99);
+	printf("@wait\t%s\t%s\t%zu\t%llu\t%llu\t%u\n", m->im->name, m->op, size,
+	       (unsigned long long)wmed, (unsigned long long)wp99, m->n);
+	if (m->im->pooled)
+		progress("%-20s %-16s %9zu  waited for the pool: median %.1f us, p99 %.1f us",
+			 m->im->name, m->op, size, wmed / 1e3, wp99 / 1e3);
+}
+
+/*
+ * Run @nm members round-robin, one repetition each per round, so that the
+ * load of this shared machine weighs on all of them alike.  Stops when
+ * every member has its MIN_REPS runs and the group used its budget (the per-case
+ * budget times @nm), or when every member reached the cap for @size.
+ */
+static void run_group(unsigned int nm, size_t size, unsigned int live)
+{
+	unsigned int cap = max_reps(size), i, busy, short_of_min;
+	uint64_t t0 = now_ns();
+
+	for (;;) {
+		busy = short_of_min = 0;
+		for (i = 0; i < nm; i++) {
+			struct member *m = &members[i];
+
+			if (m->err || m->n >= cap)
+				continue;
+			busy++;
+			m->s[m->n].wait_ns = 0;
+			m->err = m->fn(m->im, size, &m->s[m->n]);
+			if (!m->err)
+				m->n++;
+			if (!m->err && m->n < MIN_REPS)
+				short_of_min++;
+		}
+		if (!busy || (!short_of_min && now_ns() - t0 >= budget_ns * nm))
+			break;
+	}
+	for (i = 0; i < nm; i++)
+		report(&members[i], size, live);
+	fflush(stdout);
+}
+
+static void add_member(unsigned int *nm, struct impl *im, const char *op,
+		       op_fn fn)
+{
+	struct member *m = &members[(*nm)++];
+
+	m->im = im;
+	m->op = op;
+	m->fn = fn;
+	m->n = 0;
+	m->err = 0;
+}
+
+static struct impl memset_impl = { .name = "memset", .fd = -1, .kind = K_ANON };
+static struct impl stosb_impl = { .name = "memset-stosb", .fd = -1, .kind = K_ANON };
+
+/*
+ * One op over every size.  The memset limit runs in the alloc_free_cold
+ * group (as its own op "memset"), anon only with alloc_map_touch.
+ */
+static void run_op(const char *op, op_fn fn)
+{
+	int with_memset = fn == op_alloc_free_cold &&
+		selected(only_ops, "memset") &&
+		(selected(only_impls, "memset") || selected(only_impls, "memset-stosb"));
+	int with_op = selected(only_ops, op);
+	unsigned int nm;
+	struct buf b;
+
+	if (!with_op && !with_memset)
+		return;
+	progress("op %s%s", with_op ? op : "", with_memset ? " memset" : "");
+	for (unsigned int z = 0; z < nsizes; z++) {
+		nm = 0;
+		memset_buf = NULL;
+		if (with_memset) {
+			memset_buf = mmap(NULL, sizes[z], PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS |
+					  MAP_POPULATE, -1, 0);
+			if (memset_buf == MAP_FAILED) {
+				skip("memset", "memset", sizes[z], strerror(errno));
+				memset_buf = NULL;
+			} else {
+				memset(memset_buf, 1, sizes[z]);
+				if (selected(only_impls, "memset"))
+					add_member(&nm, &memset_impl, "memset",
+						   op_memset);
+				if (HAVE_STOSB && selected(only_impls, "memset-stosb"))
+					add_member(&nm, &stosb_impl, "memset",
+						   op_memset_stosb);
+			}
+		}
+		for (int i = 0; with_op && i < nimpls; i++) {
+			struct impl *im = &impls[i];
+
+			if (im->kind == K_ANON && fn != op_alloc_map_touch)
+				continue;
+			if (fn == op_alloc_free_warm &&
+			    buf_alloc(im, sizes[z], &b) == 0)
+				buf_free(&b);	/* let a pool fill */
+			add_member(&nm, im, op, fn);
+		}
+		run_group(nm, sizes[z], 0);
+		if (memset_buf)
+			munmap(memset_buf, sizes[z]);
+	}
+}
+
+/* ---- scaling: one 4 KiB alloc/free with many buffers live --------------- */
+
+static int op_alloc_free_plain(struct impl *im, size_t size, struct sample *s)
+{
+	struct buf b;
+	uint64_t t0 = now_ns();
+	int err = buf_alloc(im, size, &b);
+
+	if (err)
+		return err;
+	buf_free(&b);
+	s->ns = now_ns() - t0;
+	return 0;
+}
+
+#define FILL_LIMIT_NS	45000000000ULL	/* fill time allowed per impl */
+#define HEADROOM	16		/* buffers freed when memory ran out */
+
+static void run_scaling_one(struct impl *im, struct buf *live)
+{
+	unsigned int have = 0, made, nm, nlev = sizeof(live_levels) / sizeof(live_levels[0]);
+	uint64_t t0 = now_ns();
+	const char *why = NULL;
+	int err = 0;
+
+	for (unsigned int l = 0; l < nlev && live_levels[l] <= max_live; l++) {
+		unsigned int want = live_levels[l];
+
+		while (have < want && !why) {
+			if (now_ns() - t0 > FILL_LIMIT_NS)
+				why = "fill time limit";
+			else if ((err = buf_alloc(im, 4 * KiB, &live[have])))
+				why = strerror(-err);
+			else
+				have++;
+		}
+		if (why) {
+			made = have;
+			/* Out of memory or fds: leave room for the timed op. */
+			for (unsigned int k = 0; err && k < HEADROOM && have > 1; k++)
+				buf_free(&live[--have]);
+			progress("%s scaling: %u of %u buffers made live (%s), measured at %u",
+				 im->name, made, want, why, have);
+			printf("@skip\t%s\tscaling\t%lu\tlive %u not reached: %u made (%s), measured at %u\n",
+			       im->name, 4 * KiB, want, made, why, have);
+		}
+		nm = 0;
+		add_member(&nm, im, "scaling", op_alloc_free_plain);
+		run_group(nm, 4 * KiB, have);
+		if (why)
+			break;
+	}
+	progress("%s scaling: freeing %u buffers", im->name, have);
+	while (have)
+		buf_free(&live[--have]);
+}
+
+static void run_scaling(void)
+{
+	struct rlimit rl = { max_live + 1024, max_live + 1024 };
+	struct buf *live;
+	int fd;
+
+	if (!selected(only_ops, "scaling"))
+		return;
+	progress("op scaling");
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		progress("setrlimit(RLIMIT_NOFILE, %u): %s", max_live + 1024,
+			 strerror(errno));
+	fd = open("/proc/sys/vm/max_map_count", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "1000000\n", 8) != 8)
+			progress("vm.max_map_count: %s", strerror(errno));
+		close(fd);
+	}
+	live = calloc(max_live + 1, sizeof(*live));
+	if (!live) {
+		progress("scaling: out of memory");
+		return;
+	}
+	for (int i = 0; i < nimpls; i++)
+		run_scaling_one(&impls[i], live);
+	free(live);
+}
+
+/* ---- finding the implementations ---------------------------------------- */
+
+static struct impl *add_impl(const char *name, enum kind kind, int fd)
+{
+	struct impl *im;
+
+	if (nimpls == MAX_IMPLS || !selected(only_impls, name)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	im = &impls[nimpls++];
+	memset(im, 0, sizeof(*im));
+	snprintf(im->name, sizeof(im->name), "%s", name);
+	im->kind = kind;
+	im->fd = fd;
+	return im;
+}
+
+/* "ion_system_contig_heap" -> "ion-system-contig" */
+static void ion_impl_name(const char *heap, char *out, size_t n)
+{
+	const char *p = strncmp(heap, "ion_", 4) ? heap : heap + 4;
+	size_t len;
+
+	snprintf(out, n, "ion-%s", p);
+	len = strlen(out);
+	if (len > 5 && !strcmp(out + len - 5, "_heap"))
+		out[len - 5] = 0;
+	for (char *c = out; *c; c++)
+		if (*c == '_')
+			*c = '-';
+}
+
+static void set_pool_file(struct impl *im, const char *heap)
+{
+	char st[2048];
+
+	snprintf(im->pool_file, sizeof(im->pool_file), HEAP_DEBUGFS "%s", heap);
+	im->pooled = pool_state(im, st, sizeof(st));
+	if (im->pooled)
+		progress("%s: pool counters in %s: waits and drains enabled",
+			 im->name, im->pool_file);
+}
+
+static struct ion_heap_data heaps[32];
+static unsigned int nheaps;
+
+static void find_ion(void)
+{
+	struct ion_heap_query q = { .cnt = 32, .heaps = (uintptr_t)heaps };
+	char name[64];
+	int fd = open("/dev/ion", O_RDONLY | O_CLOEXEC);
+	struct impl *im;
+
+	if (fd < 0) {
+		progress("/dev/ion: %s: no ion implementations", strerror(errno));
+		return;
+	}
+	if (ioctl(fd, ION_IOC_HEAP_QUERY, &q)) {
+		progress("ION_IOC_HEAP_QUERY: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	nheaps = q.cnt;
+	for (unsigned int i = 0; i < nheaps; i++) {
+		progress("ion heap %s: type %u id %u", heaps[i].name,
+			 heaps[i].type, heaps[i].heap_id);
+		ion_impl_name(heaps[i].name, name, sizeof(name));
+		im = add_impl(name, K_ION, dup(fd));
+		if (im) {
+			im->heap_mask = 1U << heaps[i].heap_id;
+			im->flags = ION_FLAG_CACHED;
+			set_pool_file(im, heaps[i].name);
+		}
+		if (heaps[i].type != ION_HEAP_TYPE_SYSTEM)
+			continue;
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 "-uncached");
+		im = add_impl(name, K_ION, dup(fd));
+		if (im) {
+			im->heap_mask = 1U << heaps[i].heap_id;
+			set_pool_file(im, heaps[i].name);
+		}
+	}
+	close(fd);
+}
+
+/* /dev/dma_heap/system and ion's own nodes /dev/dma_heap/ion-*. */
+static void find_dma_heaps(void)
+{
+	char path[300], name[300], heap[64];
+	struct dirent *de;
+	struct impl *im;
+	DIR *d = opendir("/dev/dma_heap");
+	int fd;
+
+	if (!d) {
+		progress("/dev/dma_heap: %s", strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		int ours = !strncmp(de->d_name, "ion-", 4);
+
+		if (strcmp(de->d_name, "system") && !ours)
+			continue;
+		snprintf(path, sizeof(path), "/dev/dma_heap/%s", de->d_name);
+		snprintf(name, sizeof(name), ours ? "%s-dmaheap" : "dma_heap-%s",
+			 de->d_name);
+		if (!selected(only_impls, name))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			progress("%s: %s", path, strerror(errno));
+			continue;
+		}
+		progress("dma-heap node %s", path);
+		im = add_impl(name, K_HEAP, fd);
+		for (unsigned int i = 0; im && ours && i < nheaps; i++) {
+			ion_impl_name(heaps[i].name, heap, sizeof(heap));
+			if (!strcmp(heap, de->d_name))
+				set_pool_file(im, heaps[i].name);
+		}
+	}
+	closedir(d);
+}
+
+static void find_impls(void)
+{
+	int fd, c;
+
+	find_ion();
+	find_dma_heaps();
+	for (c = 0; c < nimpls && strcmp(impls[c].name, "dma_heap-system"); c++)
+		;
+	if (c == nimpls)
+		progress("note: no dma_heap-system: the report has no peer to compare with");
+	fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		progress("/dev/udmabuf: %s", strerror(errno));
+	else
+		add_impl("udmabuf", K_UDMABUF, fd);
+	add_impl("anon", K_ANON, -1);
+}
+
+/* ---- main -------------------------------------------------------------------- */
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*end == 'K' || *end == 'k')
+		v *= KiB;
+	else if (*end == 'M' || *end == 'm')
+		v *= MiB;
+	return v;
+}
+
+static const char usage[] =
+"usage: ion-bench [-b MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...] [-L N]\n"
+"  -b MS    time budget per case and implementation in ms (default\n"
+"           1000); at least 7 runs each\n"
+"  -i LIST  only these implementations (names as in the output)\n"
+"  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
+"           alloc_map_touch, scaling, memset)\n"
+"  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
+"  -L N     scaling: stop at N live buffers (default 100000)\n";
+
+int main(int argc, char **argv)
+{
+	uint64_t t0 = now_ns();
+	struct utsname u;
+	int c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt(argc, argv, "b:i:o:s:L:h")) != -1) {
+		switch (c) {
+		case 'b':
+			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
+			break;
+		case 'i':
+			only_impls = optarg;
+			break;
+		case 'o':
+			only_ops = optarg;
+			break;
+		case 's':
+			nsizes = 0;
+			for (char *t = strtok(optarg, ","); t && nsizes < MAX_SIZES;
+			     t = strtok(NULL, ","))
+				sizes[nsizes++] = parse_size(t);
+			break;
+		case 'L':
+			max_live = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			fputs(usage, c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (uname(&u) == 0)
+		progress("kernel %s %s, %ld cpus, budget %llu ms per case and implementation",
+			 u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
+			 (unsigned long long)(budget_ns / 1000000));
+	find_impls();
+	printf("impl\top\tsize\tlive\tmedian_ns\tp99_ns\truns\n");
+	run_op("alloc_free_cold", op_alloc_free_cold);
+	run_op("alloc_free_warm", op_alloc_free_warm);
+	run_op("alloc_map_touch", op_alloc_map_touch);
+	run_scaling();
+	progress("done in %.0f s", (now_ns() - t0) / 1e9);
+	printf("@done\n");
+	return 0;
+}
