@@ -50,7 +50,7 @@ GUEST_BINS := $(GUEST_C:tests/guest/%.c=$(BUILD)/guest/tests/%) \
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install
+.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install bench
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -142,6 +142,9 @@ demo: all
 
 shell: all
 	scripts/guest-run.sh shell
+
+bench: all
+	scripts/bench.sh
 
 lint: deps
 	scripts/lint.sh
