@@ -7,6 +7,7 @@
 #ifndef ION_HEAP_UTIL_H
 #define ION_HEAP_UTIL_H
 
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "ion_test_util.h"
@@ -56,7 +57,17 @@ static inline void ht_cpu_end(int buf)
 	it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 }
 
-/* Open /dev/ion_test, loading ion_test.ko if needed; fd or -errno. */
+/* Leave the system as found: ion_test holds ion.ko while loaded. */
+static inline void ht_test_unload(void)
+{
+	if (syscall(SYS_delete_module, "ion_test", O_NONBLOCK))
+		tap_diag("unloading ion_test: %s", strerror(errno));
+}
+
+/*
+ * Open /dev/ion_test, loading ion_test.ko if needed (and unloading it at
+ * exit then, so later tests can unload ion.ko); fd or -errno.
+ */
 static inline int ht_test_open(void)
 {
 	int fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
@@ -64,6 +75,7 @@ static inline int ht_test_open(void)
 	if (fd < 0 && errno == ENOENT) {
 		if (system("modprobe ion_test") != 0)
 			return -ENOENT;
+		atexit(ht_test_unload);
 		fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
 	}
 	return fd < 0 ? -errno : fd;
