@@ -12,7 +12,26 @@
 # Nothing here loads anything into the host kernel.
 
 ARCH ?= x86_64
+ifeq ($(ARCH),arm64)
+# make ARCH=arm64: everything for an aarch64 guest (Documentation/arm64.md),
+# in its own build directory; the module sources are copied to
+# $(BUILD)/src so the x86_64 objects in the tree are left alone.
+BUILD ?= $(CURDIR)/build/arm64
+# The cross gcc lives in scripts/deps.sh's cache (it conflicts with
+# gcc-multilib); Debian's arm64 headers call it aarch64-linux-gnu-gcc-12.
+export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+MODSRC := $(BUILD)/src
+KDIR ?= $(shell scripts/deps.sh --kdir 2>/dev/null)
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+endif
 BUILD ?= $(CURDIR)/build
+MODSRC ?= $(CURDIR)
 DEPS_DONE := $(BUILD)/.deps-done
 export ARCH BUILD
 
@@ -43,7 +62,7 @@ TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
 
 GUEST_C := $(wildcard tests/guest/*.c)
 GUEST_SH := $(wildcard tests/guest/*.sh)
-GUEST_M32 := $(wildcard tests/guest/compat/*.c)
+GUEST_M32 := $(if $(filter x86_64,$(ARCH)),$(wildcard tests/guest/compat/*.c))
 GUEST_BINS := $(GUEST_C:tests/guest/%.c=$(BUILD)/guest/tests/%) \
 	$(GUEST_SH:tests/guest/%.sh=$(BUILD)/guest/tests/%) \
 	$(GUEST_M32:tests/guest/compat/%.c=$(BUILD)/guest/tests/%-m32)
@@ -62,10 +81,17 @@ $(DEPS_DONE): scripts/deps.sh
 
 modules:
 	@[ -n "$(KVER)" ] || { echo "no kernel headers: run make deps"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel W=1 modules
+ifneq ($(MODSRC),$(CURDIR))
+	@mkdir -p $(MODSRC)/tests
+	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
+		--exclude='*' kernel include $(MODSRC)/
+	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
+		--exclude='*' tests/kmod $(MODSRC)/tests/
+endif
+	$(MAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
 	@if [ -f tests/kmod/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod W=1 \
-			KBUILD_EXTRA_SYMBOLS=$(CURDIR)/kernel/Module.symvers modules; \
+		$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod W=1 \
+			KBUILD_EXTRA_SYMBOLS=$(MODSRC)/kernel/Module.symvers modules; \
 	fi
 
 user: $(LIBION_A) $(LIBION_SO) $(TOOLS) $(GUEST_BINS) $(RIG_BINS)
@@ -81,7 +107,7 @@ $(BUILD)/lib/pic/%.o: lib/%.c $(LIB_DEPS)
 
 $(LIBION_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBION_SO): $(LIB_PICOBJS) lib/libion.map
 	$(CC) -shared -Wl,-soname,libion.so.1 \

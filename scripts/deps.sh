@@ -9,8 +9,21 @@
 #        scripts/deps.sh --kver          print the kernel version to build against
 #        scripts/deps.sh --source-dir    print where the kernel scripts are
 #        scripts/deps.sh --debug-kernel  install what the debug kernel build needs
+#        scripts/deps.sh --kdir          print the kernel build directory
+#        scripts/deps.sh --kroot         print the root of the guest kernel's
+#                                        files (boot/, lib/modules/)
+#        ARCH=arm64 scripts/deps.sh --busybox | --cross-bin
+#                                        the arm64 busybox, the cross gcc's bin/
 #
 # KVER=<version> selects an installed kernel instead of the newest one.
+#
+# ARCH=arm64: the same for an aarch64 guest.  Debian's arm64 packages of the
+# version of the host's linux-headers-*-common (headers, unsigned image with
+# its modules, busybox-static) are fetched with apt-get download into
+# $ION_ARM64_CACHE (default /var/cache/ion/arm64) and unpacked there with
+# dpkg -x: nothing is installed for arm64 on the host, only the cross
+# compiler (unpacked there too, see A64_GCC_PKGS) and qemu-system-arm.  The headers use the host's -common and
+# linux-kbuild packages (same version) through symlinks inside the cache.
 set -euo pipefail
 
 ARCH=${ARCH:-x86_64}
@@ -97,7 +110,154 @@ install_source() {
 		'*/Documentation/dev-tools/checkpatch.rst'
 }
 
+# --- arm64 -----------------------------------------------------------------
+A64_CACHE=${ION_ARM64_CACHE:-/var/cache/ion/arm64}
+A64_PKGS=(build-essential make bc flex bison kmod cpio xz-utils rsync
+	  qemu-system-arm python3 file)
+# The cross compiler is unpacked into the cache, not installed: Debian 12's
+# gcc-12-aarch64-linux-gnu conflicts with gcc-multilib, which the x86_64
+# build needs for its -m32 tests.  (Its binutils and libc could be
+# installed, but one self-contained tree is simpler.)
+A64_GCC_PKGS=(gcc-12-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
+	      binutils-aarch64-linux-gnu libgcc-12-dev-arm64-cross
+	      libgcc-s1-arm64-cross libc6-dev-arm64-cross libc6-arm64-cross
+	      linux-libc-dev-arm64-cross)
+
+# The newest arm64 kernel unpacked in the cache (KVER: that one).
+a64_find_kver() {
+	local d v best=""
+	for d in "$A64_CACHE"/6.12*-arm64/.ready; do
+		[ -e "$d" ] || continue
+		v=$(basename "$(dirname "$d")")
+		[ -z "${KVER:-}" ] || [ "$v" = "$KVER" ] || continue
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done
+	[ -n "$best" ] && echo "$best"
+}
+
+# The ABI name (e.g. 6.12.117+deb12) of the host's installed -common.
+a64_host_abi() {
+	dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-6.12*-common' \
+		2>/dev/null | awk '/install ok installed/ { print $1 }' |
+		sed 's/^linux-headers-//; s/-common$//' | sort -V | tail -n1
+}
+
+a64_fetch() {	# <dir> <package:arm64>...: apt-get download into <dir>
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	if [ $updated = 0 ]; then
+		log "apt-get update"
+		apt-get update -qq
+		updated=1
+	fi
+	log "downloading: $*"
+	(cd "$dir" && apt-get download -qq -o APT::Sandbox::User=root "$@")
+}
+
+install_arm64() {
+	local abi kv root debs d
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		log "dpkg --add-architecture arm64"
+		dpkg --add-architecture arm64
+		updated=0
+	fi
+	# shellcheck disable=SC2046
+	apt_install $(missing_pkgs "${A64_PKGS[@]}")
+	if [ ! -e "$A64_CACHE/gcc/.ready" ]; then
+		a64_fetch "$A64_CACHE/debs" "${A64_GCC_PKGS[@]}"
+		rm -rf "$A64_CACHE/gcc"
+		for d in "${A64_GCC_PKGS[@]}"; do
+			dpkg -x "$(ls "$A64_CACHE/debs/${d}_"*.deb | sort -V |
+				tail -n1)" "$A64_CACHE/gcc"
+		done
+		# What gcc-aarch64-linux-gnu would link: the unversioned names.
+		ln -sfn aarch64-linux-gnu-gcc-12 "$A64_CACHE/gcc/usr/bin/aarch64-linux-gnu-gcc"
+		ln -sfn aarch64-linux-gnu-cpp-12 "$A64_CACHE/gcc/usr/bin/aarch64-linux-gnu-cpp"
+		touch "$A64_CACHE/gcc/.ready"
+	fi
+	if [ ! -x "$A64_CACHE/busybox/bin/busybox" ]; then
+		a64_fetch "$A64_CACHE/debs" busybox-static:arm64
+		rm -rf "$A64_CACHE/busybox"
+		dpkg -x "$(ls "$A64_CACHE"/debs/busybox-static_*_arm64.deb |
+			sort -V | tail -n1)" "$A64_CACHE/busybox"
+	fi
+	[ -n "$(a64_find_kver)" ] && return 0
+	# The headers need the -common (and linux-kbuild) of the same version:
+	# the host's.  Without one, install the host's headers first.
+	abi=$(a64_host_abi)
+	if [ -z "$abi" ]; then
+		apt_install linux-headers-6.12-amd64
+		abi=$(a64_host_abi)
+	fi
+	[ -n "$abi" ] || { log "no linux-headers-6.12*-common on the host"; exit 1; }
+	# shellcheck disable=SC2046
+	apt_install $(missing_pkgs "linux-kbuild-$abi")
+	[ -z "${KVER:-}" ] || [ "$KVER" = "$abi-arm64" ] ||
+		{ log "KVER=$KVER: the host's headers are $abi"; exit 1; }
+	kv=$abi-arm64
+	root=$A64_CACHE/$kv
+	debs=$A64_CACHE/debs
+	a64_fetch "$debs" "linux-headers-$kv:arm64" "linux-image-$kv-unsigned:arm64"
+	rm -rf "$root"
+	for d in "$debs/linux-headers-${kv}_"*_arm64.deb \
+		 "$debs/linux-image-$kv-unsigned_"*_arm64.deb; do
+		log "unpacking $(basename "$d")"
+		dpkg -x "$d" "$root"
+	done
+	# usr/src/linux-headers-$kv/scripts -> ../../lib/linux-kbuild-*: the
+	# host's (multi-arch foreign) kbuild tools, built for the build host.
+	d=$(readlink "$root/usr/src/linux-headers-$kv/scripts")
+	d=${d#../../lib/}
+	d=${d%/scripts}
+	[ -d "/usr/lib/$d" ] || { log "no /usr/lib/$d on the host"; exit 1; }
+	mkdir -p "$root/usr/lib"
+	ln -sfn "/usr/lib/$d" "$root/usr/lib/$d"
+	log "depmod for $kv"
+	depmod -b "$root" "$kv"
+	touch "$root/.ready"
+}
+
+if [ "$ARCH" = arm64 ]; then
+	case "${1:-}" in
+	--kver)
+		a64_find_kver || { log "no arm64 kernel; run ARCH=arm64 scripts/deps.sh"; exit 1; }
+		;;
+	--kroot)
+		kv=$(a64_find_kver) && echo "$A64_CACHE/$kv"
+		;;
+	--kdir)
+		kv=$(a64_find_kver) && echo "$A64_CACHE/$kv/usr/src/linux-headers-$kv"
+		;;
+	--busybox)
+		echo "$A64_CACHE/busybox/bin/busybox"
+		;;
+	--cross-bin)
+		echo "$A64_CACHE/gcc/usr/bin"
+		;;
+	--source-dir)
+		echo "$SRC_DIR"
+		;;
+	'')
+		install_arm64
+		log "ready: arm64 kernel $(a64_find_kver)"
+		;;
+	*) log "ARCH=arm64: $1 is x86_64 only"; exit 2 ;;
+	esac
+	exit $?
+fi
+
 case "${1:-}" in
+--kdir)
+	echo "/lib/modules/$(find_kver)/build"
+	exit 0
+	;;
+--kroot)
+	echo /
+	exit 0
+	;;
 --debug-kernel)
 	# What building the debug guest kernel needs on top of the rest.
 	apt_install $(missing_pkgs libelf-dev libssl-dev bc linux-source-6.12)

@@ -21,6 +21,10 @@
 #   QEMU_EXTRA     more QEMU arguments
 #   KERNEL_IMAGE   guest kernel (default /boot/vmlinuz-$KVER); MODDIR and
 #                  ION_KO_DIR go to scripts/mkinitramfs.sh
+#   ARCH=arm64     boot qemu-system-aarch64 -M virt with the arm64 kernel
+#                  from scripts/deps.sh --kroot; the IOMMU is the SMMUv3
+#                  (-M virt,iommu=smmuv3), results go over a virtio console
+#                  (/dev/hvc0); see Documentation/arm64.md
 set -euo pipefail
 
 mode=${1:?usage: guest-run.sh check|demo|shell|rig|bench}
@@ -29,11 +33,26 @@ BUILD=${BUILD:-$top/build}
 KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
 export KVER BUILD
 kernel=${KERNEL_IMAGE:-/boot/vmlinuz-$KVER}
+ARCH=${ARCH:-x86_64}
+qemu=qemu-system-x86_64 machine=q35 cpu=max
+if [ "$ARCH" = arm64 ]; then
+	kroot=$("$top/scripts/deps.sh" --kroot)
+	kernel=${KERNEL_IMAGE:-$kroot/boot/vmlinuz-$KVER}
+	MODDIR=${MODDIR:-$kroot/lib/modules/$KVER}
+	ION_KO_DIR=${ION_KO_DIR:-$BUILD/src}
+	BUSYBOX=${BUSYBOX:-$("$top/scripts/deps.sh" --busybox)}
+	RIG_RESULTS=/dev/hvc0
+	export MODDIR ION_KO_DIR BUSYBOX RIG_RESULTS
+	# pauth-impdef: QEMU's own pointer-authentication hash, much faster
+	# under TCG than the architected QARMA one.
+	qemu=qemu-system-aarch64 machine=virt cpu=max,pauth-impdef=on
+fi
 timeout_s=${RIG_TIMEOUT:-900}
 mem=${RIG_MEM:-2G}
 iommu_tests=${IOMMU_TESTS-'dma|edu'}
 
 append_base="console=ttyS0,115200 reserve_mem=64M:2M:ion_carveout panic=-1 loglevel=7"
+[ "$ARCH" != arm64 ] || append_base=${append_base/ttyS0,115200/ttyAMA0}
 
 # boot <mode> <iommu 0|1> <tag>: one guest; logs in $BUILD/guest-<tag>.*
 boot() {
@@ -41,22 +60,39 @@ boot() {
 	initrd=$BUILD/guest/initramfs-$tag.cpio.gz
 	"$top/scripts/mkinitramfs.sh" "$gmode" "$initrd"
 	append=$append_base
-	args=(-accel tcg -cpu max -M q35 -m "$mem" -smp 2 -no-reboot
+	args=(-accel tcg -cpu "$cpu" -M "$machine" -m "$mem" -smp 2 -no-reboot
 	      -display none -vga none -nodefaults
 	      -kernel "$kernel" -initrd "$initrd")
-	if [ "$iommu" = 1 ]; then
+	if [ "$iommu" = 1 ] && [ "$ARCH" = arm64 ]; then
+		args[5]=virt,iommu=smmuv3
+		append+=" iommu.passthrough=0"
+	elif [ "$iommu" = 1 ]; then
 		args+=(-device intel-iommu)
 		append+=" intel_iommu=on iommu=nopt"
 	fi
-	[ "${RIG_EDU:-1}" = 0 ] || args+=(-device edu)
+	# edu's DMA addresses are 28 bits by default: on virt RAM starts at
+	# 1 GiB, so without the SMMU it needs a wider mask to reach any.
+	if [ "${RIG_EDU:-1}" = 0 ]; then
+		:
+	elif [ "$ARCH" = arm64 ]; then
+		args+=(-device edu,dma_mask=0xffffffffff)
+	else
+		args+=(-device edu)
+	fi
 	args+=(-append "$append")
 	# shellcheck disable=SC2206
 	args+=(${QEMU_EXTRA:-})
 	if [ "$gmode" = shell ]; then
+		[ "$ARCH" != arm64 ] || exec "$qemu" "${args[@]}" -serial mon:stdio
 		exec qemu-system-x86_64 "${args[@]}" -serial mon:stdio \
 			-serial null
 	fi
 	local con=$BUILD/guest-$tag.console res=$BUILD/guest-$tag.results
+	# The results port: the second UART on x86, a virtio console on arm64
+	# (QEMU's virt machine has a single PL011 for the normal world).
+	local res_args=(-serial "file:$res")
+	[ "$ARCH" != arm64 ] || res_args=(-chardev "file,id=rigres,path=$res"
+		-device virtio-serial-pci -device virtconsole,chardev=rigres)
 	rm -f "$con" "$res"
 	if [ "$gmode" = demo ]; then
 		# The demo narrates on the console: show it as it happens.
@@ -64,8 +100,8 @@ boot() {
 		tail -f "$con" --pid=$$ &
 	fi
 	local rc=0
-	timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 "${args[@]}" \
-		-serial "file:$con" -serial "file:$res" || rc=$?
+	timeout --foreground -k 10 "$timeout_s" "$qemu" "${args[@]}" \
+		-serial "file:$con" "${res_args[@]}" || rc=$?
 	[ "$gmode" = demo ] && sleep 0.5 && kill %1 2>/dev/null
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "# guest $tag: killed after ${timeout_s}s" >> "$con"

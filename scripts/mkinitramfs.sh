@@ -10,7 +10,9 @@
 # Environment: KVER, BUILD, TESTS and TESTS_ALSO (grep -E patterns a test's
 # name must both match), MODDIR (the kernel's modules, default
 # /lib/modules/$KVER), ION_KO_DIR (where kernel/ion.ko and tests/kmod/*.ko
-# are, default the source tree), RIG_ENV (extra VAR=value lines for the
+# are, default the source tree), BUSYBOX (the busybox binary to install,
+# default the host's), RIG_RESULTS (the guest's results port, default
+# /dev/ttyS1), RIG_ENV (extra VAR=value lines for the
 # guest's /etc/rig.conf, exported to the tests).
 set -euo pipefail
 
@@ -27,7 +29,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,root}
 mkdir -p "$root/tests" "$root/rig" "$root/demo"
 
-install -m 0755 "$(command -v busybox)" "$root/bin/busybox"
+install -m 0755 "${BUSYBOX:-$(command -v busybox)}" "$root/bin/busybox"
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/runner" "$root/bin/rig-runner"
 install -m 0644 "$top/scripts/guest/rig-lib.sh" "$root/etc/rig-lib.sh"
@@ -115,6 +117,7 @@ cat > "$root/etc/rig.conf" <<CONF
 RIG_MODE=$mode
 RIG_KVER=$KVER
 RIG_TEST_TIMEOUT=${RIG_TEST_TIMEOUT:-300}
+RIG_RESULTS=${RIG_RESULTS:-/dev/ttyS1}
 ${RIG_ENV:-}
 CONF
 
