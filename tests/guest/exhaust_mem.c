@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory exhaustion: asking ion for more than the guest has fails with
+ * ENOMEM, without the OOM killer, and leaves the system usable.
+ *
+ *  - one request larger than RAM (3 GiB in a 2 GiB guest), on every heap,
+ *    through both ABIs;
+ *  - many 256 MiB requests, each held, until one fails: the failure is
+ *    ENOMEM (not a kill, not a hang); from the system heap through the fd
+ *    ABI, from every heap through the handle ABI;
+ *  - then: the test process (and its children) survived, the kernel log
+ *    has no "Out of memory" / "Killed process" line and oom_kill in
+ *    /proc/vmstat did not move, everything is freed and a normal
+ *    allocation works.
+ *
+ * The allocating runs in a child so that a kill or a hang shows as a
+ * failed case; a child that hangs is killed by an alarm of HANG_S.
+ */
+#include <signal.h>
+#include <sys/sysinfo.h>
+
+#include "fuzz/fz_common.h"
+
+#define HUGE		(3ULL << 30)
+#define CHUNK		(256ULL << 20)
+#define MAX_CHUNKS	64
+#define HANG_S		240
+
+struct report {
+	int ok_count;		/* allocations that succeeded */
+	int err;		/* errno of the first failure, 0 if none */
+	long long fail_ms;	/* how long the failing call took */
+	long long total_ms;
+};
+
+/* Allocate @len (once or, when @hold, until failure) in a child. */
+static void child(int out, unsigned long long len, unsigned int mask,
+		  int legacy, int hold)
+{
+	struct report r = { 0 };
+	long long t0 = it_now_ms(), t;
+	ion_user_handle_t h;
+	int ion = it_open(), ret, i;
+
+	alarm(HANG_S);
+	for (i = 0; i < (hold ? MAX_CHUNKS : 1); i++) {
+		t = it_now_ms();
+		if (ion < 0)
+			ret = ion;
+		else if (legacy)
+			ret = it_alloc_handle(ion, (size_t)len, 0, mask, 0, &h);
+		else
+			ret = it_alloc_fd(ion, len, mask, 0);
+		if (ret < 0) {
+			r.err = -ret;
+			r.fail_ms = it_now_ms() - t;
+			break;
+		}
+		r.ok_count++;	/* held until exit */
+	}
+	r.total_ms = it_now_ms() - t0;
+	if (write(out, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+	_exit(0);
+}
+
+static int kmsg;
+static const char *const oom_lines[] = {
+	"invoked oom-killer", "Out of memory", "Killed process", NULL
+};
+
+/* Run one child and report its cases under @name. */
+static void run(const char *name, unsigned long long len, unsigned int mask,
+		int legacy, int hold)
+{
+	long long oom0 = it_vmstat("oom_kill"), oom1;
+	struct report r = { .err = -1 };
+	int p[2], status = 0, killed;
+	pid_t pid;
+
+	if (pipe(p)) {
+		tap_ok(0, "%s: pipe", name);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		child(p[1], len, mask, legacy, hold);
+	}
+	close(p[1]);
+	if (read(p[0], &r, sizeof(r)) != sizeof(r))
+		r.err = -1;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	oom1 = it_vmstat("oom_kill");
+	killed = fz_kmsg_grep(kmsg, oom_lines);
+
+	if (WIFSIGNALED(status))
+		tap_diag("%s: child killed by signal %d", name,
+			 WTERMSIG(status));
+	tap_diag("%s: %d allocations of %llu MiB, then %s after %lld ms (%lld ms in all)",
+		 name, r.ok_count, len >> 20,
+		 r.err > 0 ? strerror(r.err) : r.err ? "no answer" : "no failure",
+		 r.fail_ms, r.total_ms);
+	tap_ok(r.err == ENOMEM, "%s: fails with ENOMEM", name);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "%s: the allocating process survived", name);
+	tap_ok(oom1 == oom0 && killed == 0,
+	       "%s: no OOM kill (oom_kill %lld -> %lld, %d log lines)", name,
+	       oom0, oom1, killed);
+	tap_ok(fz_dfs_wait_clean(NULL, 10000),
+	       "%s: everything freed after the process exited", name);
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	struct sysinfo si;
+	unsigned long long total;
+	int ion = it_setup(&hs), fd;
+	unsigned int i;
+	char name[128];
+
+	kmsg = fz_kmsg_open();
+	if (!tap_ok(kmsg >= 0, "open /dev/kmsg"))
+		tap_diag("open /dev/kmsg: %s", strerror(errno));
+	if (sysinfo(&si))
+		return 1;
+	total = (unsigned long long)si.totalram * si.mem_unit;
+	tap_diag("RAM %llu MiB, free %llu MiB", total >> 20,
+		 ((unsigned long long)si.freeram * si.mem_unit) >> 20);
+	if (total >= HUGE) {
+		tap_skip("more than RAM", "machine has 3 GiB of RAM or more");
+	} else {
+		for (i = 0; i < hs.cnt; i++) {
+			snprintf(name, sizeof(name), "%s: 3 GiB, ALLOC",
+				 hs.h[i].name);
+			run(name, HUGE, 1U << hs.h[i].heap_id, 0, 0);
+			snprintf(name, sizeof(name), "%s: 3 GiB, ALLOC_LEGACY",
+				 hs.h[i].name);
+			run(name, HUGE, 1U << hs.h[i].heap_id, 1, 0);
+		}
+		run("every heap: 3 GiB, ALLOC", HUGE, it_heaps_mask(&hs), 0, 0);
+	}
+	run("system: 256 MiB until failure, ALLOC", CHUNK,
+	    ION_HEAP_SYSTEM_MASK, 0, 1);
+	run("every heap: 256 MiB until failure, ALLOC_LEGACY", CHUNK,
+	    it_heaps_mask(&hs), 1, 1);
+
+	/* The system is usable afterwards. */
+	fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);
+	if (tap_ok(fd >= 0, "64 MiB from the system heap afterwards")) {
+		void *p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+
+		tap_ok(p != MAP_FAILED, "... and it maps");
+		if (p != MAP_FAILED) {
+			memset(p, 0x5a, 64 << 20);
+			munmap(p, 64 << 20);
+		}
+		close(fd);
+	}
+	for (i = 0; i < hs.cnt; i++) {
+		fd = it_alloc_fd(ion, 1 << 20, 1U << hs.h[i].heap_id, 0);
+		it_expect(fd < 0 ? fd : 0, 0, "%s: 1 MiB afterwards",
+			  hs.h[i].name);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(ion);
+	tap_ok(fz_dfs_wait_clean(NULL, 5000), "nothing left allocated");
+	return tap_exit();
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Isolation between owners of ion memory.
+ *
+ * Handles: a process cannot reach another's handles by guessing ids.  The
+ * parent holds a handle on every heap; a child with a client of its own
+ * tries every id from 1 to ID_MAX with FREE, SHARE and MAP (all must be
+ * EINVAL), then, holding one handle of its own, finds exactly that one;
+ * afterwards the parent's handles are untouched (same buffers, same
+ * contents, freed exactly once each).
+ *
+ * Zeroing: a buffer is zero before its new owner sees it, on every heap
+ * and through every path: the fd ABI, the handle ABI, the dma-heap nodes
+ * (/dev/dma_heap/ion-*), cached and uncached, and reuse of the same memory
+ * (allocate, fill, free, allocate the same size again, ROUNDS times; the
+ * carveout hands the same range back), also when the previous owner was
+ * another process.
+ */
+#include <sys/wait.h>
+
+#include "fuzz/fz_common.h"
+
+#define ID_MAX		10000
+#define ROUNDS		24
+
+/* --------------------------------------------------------------------- */
+/* Handles                                                               */
+
+struct held {
+	const struct ion_heap_data *heap;
+	ion_user_handle_t h;
+	size_t size;
+	unsigned long ino;
+	unsigned int seed;
+};
+
+/* Child: the guessing.  Exit code: number of failed checks (max 100). */
+static int guess_child(const struct held *held, int nheld)
+{
+	int ion, id, bad = 0, own_ok = 0, fd, ret, i;
+	ion_user_handle_t own;
+	unsigned long cmds[] = { ION_IOC_FREE, ION_IOC_SHARE, ION_IOC_MAP };
+	unsigned int c;
+
+	/* Everything inherited belongs to the parent's client: drop it. */
+	for (fd = 3; fd < 1024; fd++)
+		close(fd);
+	ion = it_open();
+	if (ion < 0)
+		return 100;
+	for (id = 1; id <= ID_MAX; id++) {
+		for (c = 0; c < IT_ARRAY_SIZE(cmds); c++) {
+			if (cmds[c] == ION_IOC_FREE)
+				ret = it_free(ion, id);
+			else
+				ret = it_share_cmd(ion, cmds[c], id);
+			if (ret >= 0)
+				close(ret);
+			if (ret != -EINVAL && bad++ < 5)
+				printf("# child: cmd %#lx on id %d: %s\n",
+				       cmds[c], id,
+				       ret < 0 ? strerror(-ret) : "success");
+		}
+	}
+	/* One handle of its own: only its id works, and it is its buffer. */
+	if (it_alloc_handle(ion, 4096, 0, ION_HEAP_SYSTEM_MASK, 0, &own))
+		return 100;
+	for (id = 1; id <= ID_MAX; id++) {
+		fd = it_share(ion, id);
+		if (id == own) {
+			own_ok = fd >= 0;
+			for (i = 0; fd >= 0 && i < nheld; i++)
+				if (it_ino(fd) == held[i].ino)
+					own_ok = 0;
+		} else if (fd != -EINVAL && bad++ < 5) {
+			printf("# child: SHARE of id %d next to own id %d: %s\n",
+			       id, own, fd < 0 ? strerror(-fd) : "success");
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!own_ok) {
+		printf("# child: its own handle %d did not give its own buffer\n",
+		       own);
+		bad++;
+	}
+	fflush(stdout);
+	return bad > 100 ? 100 : bad;
+}
+
+static void test_handles(int ion, const struct it_heaps *hs)
+{
+	struct held held[ION_NUM_HEAP_IDS];
+	int nheld = 0, i, status, fd;
+	size_t size = 4 * it_page();
+	pid_t pid;
+	char client[64];
+	struct it_dfs d;
+	long long handles0 = -1, handles1 = -2;
+
+	for (i = 0; i < (int)hs->cnt; i++) {
+		struct held *x = &held[nheld];
+		void *p;
+		int ret;
+
+		x->heap = &hs->h[i];
+		x->size = size;
+		x->seed = 0x51 + i;
+		ret = it_alloc_handle(ion, size, 0, 1U << x->heap->heap_id,
+				      ION_FLAG_CACHED, &x->h);
+		if (!tap_ok(!ret, "%s: parent holds a handle", x->heap->name))
+			continue;
+		fd = it_share(ion, x->h);
+		p = fd >= 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0) : MAP_FAILED;
+		if (p != MAP_FAILED) {
+			it_fill(p, size, x->seed);
+			munmap(p, size);
+		}
+		x->ino = fd >= 0 ? it_ino(fd) : 0;
+		if (fd >= 0)
+			close(fd);
+		nheld++;
+	}
+	it_client_name(client, sizeof(client));
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s", client);
+		if (!it_dfs_load(&d, path)) {
+			handles0 = it_dfs_num(&d, "handles");
+			it_dfs_free(&d);
+		}
+	}
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(guess_child(held, nheld));
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "a child's FREE, SHARE and MAP of ids 1..%d are all EINVAL, its own id only gives its own buffer",
+	       ID_MAX);
+	if (!WIFEXITED(status))
+		tap_diag("child status %#x", status);
+
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s", client);
+		if (!it_dfs_load(&d, path)) {
+			handles1 = it_dfs_num(&d, "handles");
+			it_dfs_free(&d);
+		}
+	}
+	tap_ok(handles0 == nheld && handles1 == handles0,
+	       "the parent's client still has its %d handles (debugfs %lld, then %lld)",
+	       nheld, handles0, handles1);
+	for (i = 0; i < nheld; i++) {
+		struct held *x = &held[i];
+		void *p;
+		int same, intact = 0;
+
+		fd = it_share(ion, x->h);
+		same = fd >= 0 && it_ino(fd) == x->ino;
+		p = fd >= 0 ? mmap(NULL, x->size, PROT_READ, MAP_SHARED, fd, 0)
+			    : MAP_FAILED;
+		if (p != MAP_FAILED) {
+			it_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+			intact = it_check(p, x->size, x->seed) < 0;
+			it_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+			munmap(p, x->size);
+		}
+		if (fd >= 0)
+			close(fd);
+		tap_ok(same && intact,
+		       "%s: the parent's handle still names its buffer, contents intact",
+		       x->heap->name);
+		tap_ok(it_free(ion, x->h) == 0 && it_free(ion, x->h) == -EINVAL,
+		       "%s: the parent's handle is freed exactly once",
+		       x->heap->name);
+	}
+}
+
+/* --------------------------------------------------------------------- */
+/* Zeroing                                                               */
+
+enum path { PATH_FD, PATH_HANDLE, PATH_NODE };
+
+static const char *const path_names[] = { "fd ABI", "handle ABI", "dma-heap node" };
+
+/* A dma-buf fd from @heap (or from node fd @node), or -errno. */
+static int zalloc(int ion, int node, enum path path, unsigned int id,
+		  size_t size, unsigned int flags)
+{
+	ion_user_handle_t h;
+	int fd, ret;
+
+	switch (path) {
+	case PATH_FD:
+		return it_alloc_fd(ion, size, 1U << id, flags);
+	case PATH_HANDLE:
+		ret = it_alloc_handle(ion, size, 0, 1U << id, flags, &h);
+		if (ret)
+			return ret;
+		fd = it_share(ion, h);
+		it_free(ion, h);
+		return fd;
+	case PATH_NODE:
+		return fz_node_alloc(node, size);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Map @fd, check that all of it reads zero, then fill it with a pattern.
+ * Returns 1 when it read zero, 0 when not, -errno when it could not map.
+ */
+static int zero_then_fill(int fd, size_t size, unsigned int seed,
+			  long *where)
+{
+	unsigned char *p;
+	long off;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	it_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	off = it_check_zero(p, size);
+	if (off >= 0)
+		*where = off;
+	it_fill(p, size, seed);
+	it_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+	munmap(p, size);
+	return off < 0;
+}
+
+/* One case: ROUNDS allocate-check-fill-free rounds of the same size. */
+static void zero_case(int ion, int node, enum path path,
+		      const char *heap, unsigned int id, size_t size,
+		      unsigned int flags)
+{
+	int r, fd, ret, nonzero = 0, errors = 0, enomem = 0;
+	long where = -1;
+
+	for (r = 0; r < ROUNDS; r++) {
+		fd = zalloc(ion, node, path, id, size, flags);
+		if (fd == -ENOMEM) {
+			enomem++;
+			continue;
+		}
+		if (fd < 0) {
+			if (!errors++)
+				tap_diag("alloc: %s", strerror(-fd));
+			continue;
+		}
+		ret = zero_then_fill(fd, size, 0x40 + r, &where);
+		if (ret < 0 && !errors++)
+			tap_diag("mmap: %s", strerror(-ret));
+		if (ret < 0)
+			errors++;
+		else if (!ret)
+			nonzero++;
+		close(fd);
+	}
+	if (nonzero)
+		tap_diag("%d of %d rounds read non-zero memory (first at offset %ld)",
+			 nonzero, ROUNDS, where);
+	if (enomem)
+		tap_diag("%d rounds were ENOMEM", enomem);
+	tap_ok(!nonzero && !errors && enomem < ROUNDS,
+	       "%s, %s, %zu KiB %s: zero on each of %d reuses",
+	       heap, path_names[path], size >> 10,
+	       flags & ION_FLAG_CACHED ? "cached" : "uncached", ROUNDS);
+}
+
+/* The previous owner is another process: a child fills and frees. */
+static void zero_xproc_case(int ion, const char *heap, unsigned int id,
+			    size_t size)
+{
+	int r, nonzero = 0, errors = 0, status, fd, ret;
+	long where = -1;
+	pid_t pid;
+
+	for (r = 0; r < ROUNDS / 4; r++) {
+		pid = fork();
+		if (pid == 0) {
+			int cion = it_open(), cfd;
+			void *p;
+
+			cfd = cion < 0 ? -1 : it_alloc_fd(cion, size, 1U << id,
+							  ION_FLAG_CACHED);
+			if (cfd < 0)
+				_exit(2);
+			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 cfd, 0);
+			if (p == MAP_FAILED)
+				_exit(3);
+			memset(p, 0xa5, size);
+			_exit(0);	/* freed by exit, still mapped */
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			errors++;
+		fd = it_alloc_fd(ion, size, 1U << id, ION_FLAG_CACHED);
+		if (fd < 0) {
+			errors++;
+			continue;
+		}
+		ret = zero_then_fill(fd, size, 0x77, &where);
+		if (ret < 0)
+			errors++;
+		else if (!ret)
+			nonzero++;
+		close(fd);
+	}
+	if (nonzero)
+		tap_diag("%d rounds read the other process's data (offset %ld)",
+			 nonzero, where);
+	tap_ok(!nonzero && !errors,
+	       "%s: zero after another process filled and exited, %d rounds",
+	       heap, ROUNDS / 4);
+}
+
+static void test_zeroing(int ion, const struct it_heaps *hs)
+{
+	static const size_t sizes[] = { 4096, 64 << 10, 1 << 20 };
+	struct fz_nodes nodes;
+	unsigned int i, s, p, c;
+
+	for (i = 0; i < hs->cnt; i++) {
+		const struct ion_heap_data *h = &hs->h[i];
+
+		for (p = PATH_FD; p <= PATH_HANDLE; p++)
+			for (s = 0; s < IT_ARRAY_SIZE(sizes); s++)
+				for (c = 0; c < 2; c++)
+					zero_case(ion, -1, p, h->name,
+						  h->heap_id, sizes[s],
+						  c ? ION_FLAG_CACHED : 0);
+		zero_xproc_case(ion, h->name, h->heap_id, 256 << 10);
+	}
+	fz_nodes_load(&nodes);
+	if (!nodes.cnt)
+		tap_skip("dma-heap nodes: zero on each reuse",
+			 "no /dev/dma_heap/ion-* node");
+	for (i = 0; i < (unsigned int)nodes.cnt; i++) {
+		int node = open(nodes.path[i], O_RDONLY | O_CLOEXEC);
+
+		if (!tap_ok(node >= 0, "open %s", nodes.path[i]))
+			continue;
+		for (s = 0; s < IT_ARRAY_SIZE(sizes); s++)
+			zero_case(ion, node, PATH_NODE, nodes.path[i], 0,
+				  sizes[s], 0);
+		close(node);
+	}
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	int ion = it_setup(&hs);
+	char prefix[48];
+
+	tap_diag("%u heaps", hs.cnt);
+	test_handles(ion, &hs);
+	test_zeroing(ion, &hs);
+	close(ion);
+	fz_client_prefix(prefix, sizeof(prefix));
+	tap_ok(fz_dfs_wait_clean(prefix, 5000),
+	       "nothing left allocated, no client left");
+	return tap_exit();
+}
