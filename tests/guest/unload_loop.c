@@ -74,14 +74,19 @@ static int lone_buffer(unsigned int id, size_t size)
 	return fd;
 }
 
+static int loaded_vgem;	/* we loaded it: unload it at the end */
+
 /* Open vgem's card: fd or -errno. */
 static int vgem_open(void)
 {
 	char link[PATH_MAX], path[64];
 	int i, fd;
 
-	if (!fz_module_loaded("vgem") && system("modprobe vgem") != 0)
-		return -ENOENT;
+	if (!fz_module_loaded("vgem")) {
+		if (system("modprobe vgem") != 0)
+			return -ENOENT;
+		loaded_vgem = 1;
+	}
 	for (i = 0; i < 16; i++) {
 		ssize_t n;
 
@@ -376,5 +381,7 @@ int main(void)
 	if (ion >= 0)
 		close(ion);
 	tap_ok(fz_dfs_wait_clean(NULL, 5000), "nothing left allocated");
+	if (loaded_vgem && system("modprobe -r vgem") != 0)
+		tap_diag("modprobe -r vgem failed");
 	return tap_exit();
 }
