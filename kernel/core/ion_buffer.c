@@ -148,85 +148,104 @@ static int ion_buffer_try_heap(struct ion_device *dev, struct ion_heap *heap,
 	return ret;
 }
 
-/* Back @buffer from the first heap of @heap_mask that can. */
+/* More than all of RAM: no heap can, and no OOM kill. */
+static bool ion_buffer_too_big(const struct ion_core_buffer *buffer)
+{
+	return (buffer->base.size >> PAGE_SHIFT) > totalram_pages();
+}
+
+/* Try @heap, unless the request cannot succeed or the caller is dying. */
+static int ion_buffer_try(struct ion_device *dev, struct ion_heap *heap,
+			  struct ion_core_buffer *buffer)
+{
+	lockdep_assert_held_read(&dev->heap_lock);
+	if (ion_buffer_too_big(buffer))
+		return -ENOMEM;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	return ion_buffer_try_heap(dev, heap, buffer);
+}
+
+/*
+ * Back @buffer from the first heap of @heap_mask that can, or, when @only
+ * is given, from the heap *@only (read under the heap lock; NULL once that
+ * heap is gone).
+ */
 static int ion_buffer_back(struct ion_device *dev,
 			   struct ion_core_buffer *buffer,
-			   unsigned int heap_mask)
+			   unsigned int heap_mask, struct ion_heap *const *only)
 {
 	struct ion_heap *heap;
 	int ret = -ENODEV;
 
 	down_read(&dev->heap_lock);
+	if (only) {
+		heap = *only;
+		if (heap && (heap_mask & BIT(heap->id)))
+			ret = ion_buffer_try(dev, heap, buffer);
+		goto out_unlock;
+	}
 	list_for_each_entry(heap, &dev->heaps, node) {
 		if (!(heap_mask & BIT(heap->id)))
 			continue;
-		/* More than all of RAM: no heap can, and no OOM kill. */
-		if ((buffer->base.size >> PAGE_SHIFT) > totalram_pages()) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		ret = ion_buffer_try_heap(dev, heap, buffer);
-		if (ret != -ENOMEM)
+		ret = ion_buffer_try(dev, heap, buffer);
+		if (ret != -ENOMEM || ion_buffer_too_big(buffer))
 			break;
 	}
+out_unlock:
 	up_read(&dev->heap_lock);
 	return ret;
 }
 
 /**
- * ion_buffer_create() - allocate a buffer and its dma-buf
- * @dev:       the device
- * @owner:     name of the allocating client, for debugfs
- * @len:       size in bytes, rounded up to whole pages
- * @align:     0 or a power of two
- * @heap_mask: heaps to try, by heap id
- * @flags:     ION_FLAG_*
- *
- * The new dma-buf's file holds the one reference the caller gets; hand it
- * to an fd or a handle, or drop it with dma_buf_put().
- *
- * Context: Process context; sleeps.  No lock of the core held.
- * Return: the buffer, or ERR_PTR(-EINVAL) for a bad @len, @align or
- * @flags, ERR_PTR(-ENODEV) when @heap_mask names no registered heap,
- * ERR_PTR(-ENOMEM) when no heap could back it, ERR_PTR(-EINTR) on a fatal
- * signal, or another heap error.
+ * struct ion_buffer_req - what a new buffer is asked to be
+ * @len:	 size in bytes, rounded up to whole pages
+ * @align:	 0 or a power of two
+ * @heap_mask:	 heaps to try, by heap id
+ * @heap:	 NULL, or the one heap to use (read under the heap lock)
+ * @flags:	 ION_FLAG_*
+ * @file_flags:	 flags of the dma-buf's file
  */
-struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
-					  const char *owner, u64 len,
-					  unsigned long align,
-					  unsigned int heap_mask,
-					  unsigned int flags)
+struct ion_buffer_req {
+	u64 len;
+	unsigned long align;
+	unsigned int heap_mask;
+	struct ion_heap *const *heap;
+	unsigned int flags;
+	unsigned int file_flags;
+};
+
+static struct ion_core_buffer *ion_buffer_alloc(struct ion_device *dev,
+						const char *owner,
+						const struct ion_buffer_req *req)
 {
 	struct ion_core_buffer *buffer;
 	struct dma_buf *dmabuf;
 	int ret;
 
-	if (!len || len > (SIZE_MAX & PAGE_MASK) ||
-	    (align && !is_power_of_2(align)) || (flags & ~ION_FLAGS_VALID))
+	if (!req->len || req->len > (SIZE_MAX & PAGE_MASK) ||
+	    (req->align && !is_power_of_2(req->align)) ||
+	    (req->flags & ~ION_FLAGS_VALID))
 		return ERR_PTR(-EINVAL);
-	if (!heap_mask)
+	if (!req->heap_mask)
 		return ERR_PTR(-ENODEV);
 
 	buffer = kzalloc(sizeof(*buffer), GFP_KERNEL);
 	if (!buffer)
 		return ERR_PTR(-ENOMEM);
 	buffer->dev = dev;
-	buffer->base.size = PAGE_ALIGN(len);
-	buffer->base.align = align;
-	buffer->base.flags = flags;
+	buffer->base.size = PAGE_ALIGN(req->len);
+	buffer->base.align = req->align;
+	buffer->base.flags = req->flags;
 	strscpy(buffer->owner, owner, sizeof(buffer->owner));
 	mutex_init(&buffer->lock);
 	INIT_LIST_HEAD(&buffer->attachments);
 
-	ret = ion_buffer_back(dev, buffer, heap_mask);
+	ret = ion_buffer_back(dev, buffer, req->heap_mask, req->heap);
 	if (ret)
 		goto err_free_buffer;
 
-	dmabuf = ion_dmabuf_export(buffer);
+	dmabuf = ion_dmabuf_export(buffer, req->file_flags);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto err_free_backing;
@@ -243,6 +262,76 @@ err_free_buffer:
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
 	return ERR_PTR(ret);
+}
+
+/**
+ * ion_buffer_create() - allocate a buffer and its dma-buf
+ * @dev:       the device
+ * @owner:     name of the allocating client, for debugfs
+ * @len:       size in bytes, rounded up to whole pages
+ * @align:     0 or a power of two
+ * @heap_mask: heaps to try, by heap id
+ * @flags:     ION_FLAG_*
+ *
+ * The new dma-buf's file (O_RDWR) holds the one reference the caller
+ * gets; hand it to an fd or a handle, or drop it with dma_buf_put().
+ *
+ * Context: Process context; sleeps.  No lock of the core held.
+ * Return: the buffer, or ERR_PTR(-EINVAL) for a bad @len, @align or
+ * @flags, ERR_PTR(-ENODEV) when @heap_mask names no registered heap,
+ * ERR_PTR(-ENOMEM) when no heap could back it, ERR_PTR(-EINTR) on a fatal
+ * signal, or another heap error.
+ */
+struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
+					  const char *owner, u64 len,
+					  unsigned long align,
+					  unsigned int heap_mask,
+					  unsigned int flags)
+{
+	const struct ion_buffer_req req = {
+		.len = len,
+		.align = align,
+		.heap_mask = heap_mask,
+		.flags = flags,
+		.file_flags = O_RDWR,
+	};
+
+	return ion_buffer_alloc(dev, owner, &req);
+}
+
+/**
+ * ion_buffer_create_in() - allocate a buffer and its dma-buf from one heap
+ * @dev:	the device
+ * @owner:	name of the allocating client, for debugfs
+ * @len:	size in bytes, rounded up to whole pages
+ * @heap:	where the heap is: *@heap is read under &ion_device.heap_lock
+ *		and is NULL once the heap is unregistered
+ * @flags:	ION_FLAG_*
+ * @file_flags: flags of the dma-buf's file (its O_ACCMODE is the file's
+ *		access mode)
+ *
+ * Like ion_buffer_create(), for the /dev/dma_heap/ nodes: no fallback to
+ * another heap, and the heap may go away while its node is open.
+ *
+ * Context: Process context; sleeps.  No lock of the core held.
+ * Return: the buffer, or the ERR_PTRs of ion_buffer_create();
+ * ERR_PTR(-ENODEV) when the heap is gone.
+ */
+struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
+					     const char *owner, u64 len,
+					     struct ion_heap *const *heap,
+					     unsigned int flags,
+					     unsigned int file_flags)
+{
+	const struct ion_buffer_req req = {
+		.len = len,
+		.heap_mask = ~0U,
+		.heap = heap,
+		.flags = flags,
+		.file_flags = file_flags,
+	};
+
+	return ion_buffer_alloc(dev, owner, &req);
 }
 
 /**

@@ -29,10 +29,11 @@
  * - the dma-buf's reservation lock (dma-buf core, around map_dma_buf and
  *   vmap), then &ion_core_buffer.lock (mutex): a buffer's attachments,
  *   its kernel mapping and the lazy setup of its sg table.
- * - &ion_device.heap_lock (rw_semaphore): the heap list; read across an
- *   allocation (so a heap cannot go while it allocates), HEAP_QUERY and
- *   CUSTOM, written by heap registration.  Taken with no other core lock
- *   held.
+ * - &ion_device.heap_lock (rw_semaphore): the heap list and each heap's
+ *   dma-heap nodes; read across an allocation (so a heap cannot go while
+ *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,
+ *   which also creates and removes the nodes' devices under it.  Taken
+ *   with no other core lock held.
  * - &ion_device.stats_lock (spinlock): all accounting and every heap's
  *   buffer list.  Innermost; never held across anything that sleeps.
  *
@@ -399,9 +400,12 @@ static int __init ion_init(void)
 
 	ion_device_init(dev);
 	ion_debugfs_init(dev);
-	ret = ion_heaps_init();
+	ret = ion_heap_nodes_init();
 	if (ret)
 		goto err_debugfs;
+	ret = ion_heaps_init();
+	if (ret)
+		goto err_heap_nodes;
 	ret = misc_register(&dev->misc);
 	if (ret)
 		goto err_heaps;
@@ -409,6 +413,8 @@ static int __init ion_init(void)
 
 err_heaps:
 	ion_heaps_exit();
+err_heap_nodes:
+	ion_heap_nodes_exit();
 err_debugfs:
 	ion_debugfs_exit(dev);
 	return ret;
@@ -420,6 +426,7 @@ static void __exit ion_exit(void)
 
 	misc_deregister(&dev->misc);
 	ion_heaps_exit();
+	ion_heap_nodes_exit();
 	WARN_ON_ONCE(!list_empty(&dev->clients));
 	ion_debugfs_exit(dev);
 }

@@ -291,14 +291,18 @@ static const struct dma_buf_ops ion_dmabuf_ops = {
 
 /**
  * ion_dmabuf_export() - create the dma-buf of a new buffer
- * @buffer: the buffer, backed by its heap
+ * @buffer:	the buffer, backed by its heap
+ * @file_flags: flags of the dma-buf's file: O_RDWR for /dev/ion, the
+ *		caller's fd_flags for the dma-heap nodes (O_ACCMODE sets the
+ *		file's access mode, as mainline's heaps do)
  *
  * The dma-buf pins ion.ko until it is released.
  *
  * Context: Process context; sleeps.
  * Return: the dma-buf, its file holding one reference, or an ERR_PTR.
  */
-struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer)
+struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
+				  unsigned int file_flags)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 
@@ -306,7 +310,7 @@ struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer)
 	exp.owner = THIS_MODULE;
 	exp.ops = &ion_dmabuf_ops;
 	exp.size = buffer->base.size;
-	exp.flags = O_RDWR;
+	exp.flags = file_flags;
 	exp.priv = buffer;
 	return dma_buf_export(&exp);
 }

@@ -69,12 +69,14 @@ static int ion_heap_insert(struct ion_device *dev, struct ion_heap *heap)
  * @heap: the heap, with name, type, id and ops set
  *
  * The heap is listed in priority order (highest id first) and gets its
- * debugfs file.  It must stay registered while buffers from it live; set
- * @heap->owner when the heap lives in another module than ion.ko.
+ * debugfs file and its /dev/dma_heap/ nodes.  It must stay registered
+ * while buffers from it live; set @heap->owner when the heap lives in
+ * another module than ion.ko.
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL for a bad name, id or ops or a name or id already
- * registered, or -ENOMEM.
+ * registered, -EEXIST when its dma-heap node name is taken, -ENOMEM, or
+ * another -errno from creating the nodes.
  */
 int ion_device_add_heap(struct ion_heap *heap)
 {
@@ -104,6 +106,16 @@ int ion_device_add_heap(struct ion_heap *heap)
 		return ret;
 	}
 	heap->core = core;
+	ret = ion_heap_nodes_add(dev, heap);
+	if (ret) {
+		list_del(&heap->node);
+		heap->core = NULL;
+		up_write(&dev->heap_lock);
+		pr_warn("ion: heap %s refused: no dma-heap nodes (%d)\n",
+			heap->name, ret);
+		kfree(core);
+		return ret;
+	}
 	spin_lock(&dev->stats_lock);
 	dev->heap_count++;
 	spin_unlock(&dev->stats_lock);
@@ -118,6 +130,7 @@ EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
  * @heap: a heap registered with ion_device_add_heap()
  *
  * Waits for allocations in progress; no buffer of the heap may be live.
+ * The heap's dma-heap nodes go; files still open on them answer -ENODEV.
  *
  * Context: Process context; sleeps.
  */
@@ -133,6 +146,7 @@ void ion_device_remove_heap(struct ion_heap *heap)
 		return;
 	}
 	debugfs_remove(core->debugfs);
+	ion_heap_nodes_remove(dev, heap);
 	list_del(&heap->node);
 	spin_lock(&dev->stats_lock);
 	dev->heap_count--;

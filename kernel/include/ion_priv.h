@@ -22,6 +22,7 @@
 struct dentry;
 struct dma_buf;
 struct file;
+struct ion_heap_node;
 struct pid;
 
 /* Longest client name, including the terminating NUL. */
@@ -45,12 +46,23 @@ struct ion_stats {
 	u64 alloc_failures;
 };
 
+/*
+ * The /dev/dma_heap/ion-* nodes of one heap (ion_heap_nodes.c): the plain
+ * node allocates cached buffers, the "-uncached" one uncached buffers.
+ */
+#define ION_HEAP_NODE_CACHED	0
+#define ION_HEAP_NODE_UNCACHED	1
+#define ION_HEAP_NODES		2
+
 /**
  * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
  * @stats:   the heap's accounting, under &ion_device.stats_lock
  * @buffers: live buffers from this heap (&ion_core_buffer.heap_node),
  *	     under &ion_device.stats_lock
  * @debugfs: the heap's file in heaps/
+ * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
+ *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
+ *	     under &ion_device.heap_lock held for writing
  *
  * Lives from ion_device_add_heap() to ion_device_remove_heap().
  */
@@ -58,6 +70,7 @@ struct ion_heap_core {
 	struct ion_stats stats;
 	struct list_head buffers;
 	struct dentry *debugfs;
+	struct ion_heap_node *nodes[ION_HEAP_NODES];
 };
 
 /**
@@ -243,6 +256,11 @@ struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
 					  unsigned long align,
 					  unsigned int heap_mask,
 					  unsigned int flags);
+struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
+					     const char *owner, u64 len,
+					     struct ion_heap *const *heap,
+					     unsigned int flags,
+					     unsigned int file_flags);
 void ion_buffer_release(struct ion_core_buffer *buffer);
 struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer);
 struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer);
@@ -260,7 +278,8 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 			   unsigned long arg);
 
 /* ion_dmabuf.c */
-struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer);
+struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
+				  unsigned int file_flags);
 struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf);
 int ion_dmabuf_sync_fd(int fd);
 
@@ -280,6 +299,12 @@ struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				    unsigned int flags, int *id);
 struct ion_handle *ion_client_import(struct ion_client *client, int fd,
 				     int *id);
+
+/* ion_heap_nodes.c */
+int ion_heap_nodes_init(void);
+void ion_heap_nodes_exit(void);
+int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_nodes_remove(struct ion_device *dev, struct ion_heap *heap);
 
 /* ion_debugfs.c */
 void ion_debugfs_init(struct ion_device *dev);
