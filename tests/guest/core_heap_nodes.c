@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The /dev/dma_heap/ion-* nodes: one cached and one "-uncached" node per
+ * heap, with the expected names and mode; DMA_HEAP_IOCTL_ALLOC gives ion
+ * dma-bufs (fd flags as asked, mmap and sync, zeroed, in debugfs under the
+ * caller's client and the node's heap with the node's flags); every
+ * validation error, older and newer caller structs, the fd installed only
+ * after the copy-back, EMFILE - each compared with mainline's
+ * /dev/dma_heap/system on the same input; the client's lifetime; and a
+ * clean unload that takes the nodes away and a reload that brings them
+ * back.
+ */
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <linux/dma-heap.h>
+
+#include "ion_test_util.h"
+
+#define DH_DIR		"/dev/dma_heap"
+#define DH_MAINLINE	DH_DIR "/system"
+
+/* The node names the issue gives, per heap. */
+static const struct {
+	const char *heap;
+	const char *node;
+} node_names[] = {
+	{ ION_SYSTEM_HEAP_NAME, "ion-system" },
+	{ ION_SYSTEM_CONTIG_HEAP_NAME, "ion-system-contig" },
+	{ ION_CARVEOUT_HEAP_NAME, "ion-carveout" },
+	{ ION_DMA_HEAP_NAME, "ion-dma" },
+};
+
+static char me[64];	/* this process's client name */
+
+static int dh_open(const char *name)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), DH_DIR "/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ALLOC with the struct at @arg and command @cmd: 0 or -errno. */
+static int dh_ioctl(int hfd, unsigned long cmd, void *arg)
+{
+	return it_ioctl(hfd, cmd, arg);
+}
+
+/* The usual ALLOC: a dma-buf fd or -errno. */
+static int dh_alloc(int hfd, uint64_t len, uint32_t fd_flags)
+{
+	struct dma_heap_allocation_data d = { .len = len, .fd_flags = fd_flags };
+	int ret = dh_ioctl(hfd, DMA_HEAP_IOCTL_ALLOC, &d);
+
+	return ret ? ret : (int)d.fd;
+}
+
+static off_t buf_size(int fd)
+{
+	return lseek(fd, 0, SEEK_END);
+}
+
+static int client_file_exists(const char *name)
+{
+	char path[160];
+	struct stat st;
+
+	snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s", name);
+	return !stat(path, &st);
+}
+
+static long long summary_num(const char *key)
+{
+	struct it_dfs d;
+	long long v;
+
+	if (it_dfs_load(&d, IT_DEBUGFS "/summary"))
+		return -1;
+	v = it_dfs_num(&d, key);
+	it_dfs_free(&d);
+	return v;
+}
+
+/* fd flags, access mode, size, mmap, sync, zero: any dma-heap node. */
+static void alloc_cases(const char *what, int hfd)
+{
+	size_t pg = it_page(), len = 3 * pg + 1, size = 4 * pg;
+	unsigned char *p;
+	int fd;
+
+	fd = dh_alloc(hfd, len, O_RDWR);
+	if (!it_expect(fd, 0, "%s: ALLOC O_RDWR", what))
+		return;
+	tap_ok(!(fcntl(fd, F_GETFD) & FD_CLOEXEC),
+	       "%s: no O_CLOEXEC: fd not close-on-exec", what);
+	tap_ok((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR,
+	       "%s: file is O_RDWR", what);
+	tap_ok(buf_size(fd) == (off_t)size, "%s: len 3 pages + 1 gives 4 pages",
+	       what);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (tap_ok(p != MAP_FAILED, "%s: mmap read-write", what)) {
+		it_expect(it_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), 0,
+			  "%s: SYNC_START", what);
+		tap_ok(it_check_zero(p, size) < 0, "%s: contents zeroed", what);
+		it_fill(p, size, 29);
+		it_expect(it_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW), 0,
+			  "%s: SYNC_END", what);
+		tap_ok(it_check(p, size, 29) < 0, "%s: data reads back", what);
+		munmap(p, size);
+	}
+	close(fd);
+
+	fd = dh_alloc(hfd, pg, O_RDWR | O_CLOEXEC);
+	if (it_expect(fd, 0, "%s: ALLOC O_RDWR | O_CLOEXEC", what)) {
+		tap_ok(fcntl(fd, F_GETFD) & FD_CLOEXEC,
+		       "%s: O_CLOEXEC: fd close-on-exec", what);
+		close(fd);
+	}
+	fd = dh_alloc(hfd, pg, O_RDONLY);
+	if (it_expect(fd, 0, "%s: ALLOC O_RDONLY", what)) {
+		tap_ok((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY,
+		       "%s: O_RDONLY: file is read-only", what);
+		p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		tap_ok(p == MAP_FAILED && errno == EACCES,
+		       "%s: O_RDONLY: shared writable mmap is EACCES", what);
+		if (p != MAP_FAILED)
+			munmap(p, pg);
+		p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+		tap_ok(p != MAP_FAILED, "%s: O_RDONLY: read-only mmap works", what);
+		if (p != MAP_FAILED)
+			munmap(p, pg);
+		close(fd);
+	}
+}
+
+/* debugfs and ION import: the buffer is an ion buffer of @heap. */
+static void ion_buffer_cases(const char *what, int hfd, const char *heap,
+			     int cached)
+{
+	size_t size = 2 * it_page();
+	ion_user_handle_t h = 0;
+	char name[160];
+	struct it_dfs d;
+	const char *v;
+	int fd, ion, row;
+
+	fd = dh_alloc(hfd, size, O_RDWR | O_CLOEXEC);
+	if (!it_expect(fd, 0, "%s: ALLOC for debugfs", what))
+		return;
+	if (!it_dfs_load_heap(&d, heap)) {
+		row = it_dfs_find_ino(&d, fd);
+		tap_ok(row >= 0, "%s: buffer listed in heaps/%s", what, heap);
+		v = it_dfs_cell(&d, row, "owner");
+		tap_ok(v && !strcmp(v, me), "%s: owner is the caller's client %s",
+		       what, me);
+		v = it_dfs_cell(&d, row, "flags");
+		tap_ok(v && !strcmp(v, cached ? "0x1" : "0x0"),
+		       "%s: flags %s", what, cached ? "0x1" : "0x0");
+		v = it_dfs_cell(&d, row, "size");
+		tap_ok(v && atoll(v) == (long long)size, "%s: size", what);
+		it_dfs_free(&d);
+	} else {
+		tap_ok(0, "%s: read heaps/%s", what, heap);
+	}
+	ion = it_open();
+	if (it_expect(ion, 0, "%s: open /dev/ion", what)) {
+		it_expect(it_import(ion, fd, &h), 0,
+			  "%s: ION_IOC_IMPORT takes it as an ion buffer", what);
+		snprintf(name, sizeof(name), IT_DEBUGFS "/clients/%s", me);
+		row = -1;
+		v = NULL;
+		if (!it_dfs_load(&d, name)) {
+			row = it_dfs_find_ino(&d, fd);
+			v = it_dfs_cell(&d, row, "heap");
+			tap_ok(v && !strcmp(v, heap),
+			       "%s: handle under clients/%s, heap %s", what, me,
+			       heap);
+			it_dfs_free(&d);
+		} else {
+			tap_ok(0, "%s: read clients/%s", what, me);
+		}
+		close(ion);
+	}
+	close(fd);
+}
+
+/* A validation or ABI row, run on an ion node and on mainline's. */
+struct abi_row {
+	const char *name;
+	unsigned long cmd;	/* 0: DMA_HEAP_IOCTL_ALLOC */
+	uint64_t len;
+	uint32_t fd, fd_flags;
+	uint64_t heap_flags;
+	int null_arg;
+	int expect;		/* positive errno, or 0 */
+};
+
+#define DH_SIZED(dir, sz)	_IOC(dir, 'H', 0, sz)
+
+static const struct abi_row abi_rows[] = {
+	{ "len 0", 0, 0, 0, O_RDWR, 0, 0, EINVAL },
+	{ "len 2^64-1 (0 when page aligned)", 0, UINT64_MAX, 0, O_RDWR, 0, 0,
+	  EINVAL },
+	{ "len 2^64-4095 (0 when page aligned)", 0, -4095ULL, 0, O_RDWR, 0, 0,
+	  EINVAL },
+	{ "fd not 0 on input", 0, 4096, 3, O_RDWR, 0, 0, EINVAL },
+	{ "fd_flags O_APPEND", 0, 4096, 0, O_RDWR | O_APPEND, 0, 0, EINVAL },
+	{ "fd_flags O_NONBLOCK", 0, 4096, 0, O_NONBLOCK, 0, 0, EINVAL },
+	{ "fd_flags bit 31", 0, 4096, 0, 1U << 31, 0, 0, EINVAL },
+	{ "heap_flags 1", 0, 4096, 0, O_RDWR, 1, 0, EINVAL },
+	{ "heap_flags bit 63", 0, 4096, 0, O_RDWR, 1ULL << 63, 0, EINVAL },
+	{ "nr 1", _IOWR('H', 1, struct dma_heap_allocation_data), 4096, 0,
+	  O_RDWR, 0, 0, EINVAL },
+	{ "nr 255", _IOWR('H', 255, struct dma_heap_allocation_data), 4096, 0,
+	  O_RDWR, 0, 0, EINVAL },
+	{ "_IOR: nothing copied in, len reads 0",
+	  _IOR('H', 0, struct dma_heap_allocation_data), 4096, 0, O_RDWR, 0, 0,
+	  EINVAL },
+	{ "_IO: no argument", _IO('H', 0), 4096, 0, O_RDWR, 0, 0, EINVAL },
+	{ "NULL argument", 0, 4096, 0, O_RDWR, 0, 1, EFAULT },
+	{ "magic 'I' instead of 'H' (only nr counts)",
+	  _IOWR('I', 0, struct dma_heap_allocation_data), 4096, 0, O_RDWR, 0,
+	  0, 0 },
+	{ "len 1 (one page)", 0, 1, 0, O_RDWR, 0, 0, 0 },
+	{ "fd_flags O_ACCMODE", 0, 4096, 0, O_ACCMODE | O_CLOEXEC, 0, 0, 0 },
+	{ "older 16-byte struct: heap_flags beyond it not read",
+	  DH_SIZED(_IOC_READ | _IOC_WRITE, 16), 4096, 0, O_RDWR, 1, 0, 0 },
+};
+
+/* Run @r on @hfd: 0 or -errno; a new fd is checked and closed. */
+static int abi_run(int hfd, const struct abi_row *r)
+{
+	struct dma_heap_allocation_data d = {
+		.len = r->len, .fd = r->fd, .fd_flags = r->fd_flags,
+		.heap_flags = r->heap_flags,
+	};
+	struct stat st;
+	int ret;
+
+	ret = dh_ioctl(hfd, r->cmd ? r->cmd : DMA_HEAP_IOCTL_ALLOC,
+		       r->null_arg ? NULL : &d);
+	if (!ret) {
+		if (fstat(d.fd, &st) || buf_size(d.fd) != 4096)
+			ret = -EPROTO;
+		close(d.fd);
+	}
+	return ret;
+}
+
+static void abi_cases(const char *what, int hfd, int mfd)
+{
+	unsigned int i;
+
+	for (i = 0; i < IT_ARRAY_SIZE(abi_rows); i++) {
+		const struct abi_row *r = &abi_rows[i];
+		int mret = mfd >= 0 ? abi_run(mfd, r) : 0;
+
+		if (mfd >= 0 && -mret != r->expect)
+			tap_diag("mainline system: %s gives %s", r->name,
+				 strerror(-mret));
+		it_expect(abi_run(hfd, r), r->expect, "%s: %s%s", what, r->name,
+			  mfd >= 0 ? " (as mainline)" : "");
+		if (mfd >= 0)
+			it_expect(mret, r->expect, "mainline system: %s (via %s)",
+				  r->name, what);
+	}
+}
+
+/* A newer, larger struct with a non-zero tail: ignored, copied back. */
+static int newer_struct(int hfd)
+{
+	struct {
+		struct dma_heap_allocation_data d;
+		uint64_t tail[2];
+	} big = { { .len = 4096, .fd_flags = O_RDWR }, { 0xabcdef, 7 } };
+	int ret;
+
+	ret = dh_ioctl(hfd, DH_SIZED(_IOC_READ | _IOC_WRITE, sizeof(big)),
+		       &big);
+	if (ret)
+		return ret;
+	close(big.d.fd);
+	return big.tail[0] == 0xabcdef && big.tail[1] == 7 ? 0 : -EPROTO;
+}
+
+/* Argument on a read-only page: EFAULT on copy-back, no fd, no buffer. */
+static int readonly_arg(int hfd)
+{
+	struct dma_heap_allocation_data *d;
+	long long b0 = summary_num("buffers");
+	int fds0 = it_count_fds(), ret;
+
+	d = mmap(NULL, it_page(), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (d == MAP_FAILED)
+		return -ENOMEM;
+	d->len = 4096;
+	d->fd_flags = O_RDWR;
+	mprotect(d, it_page(), PROT_READ);
+	ret = dh_ioctl(hfd, DMA_HEAP_IOCTL_ALLOC, d);
+	munmap(d, it_page());
+	if (ret != -EFAULT)
+		return ret ? ret : -EPROTO;
+	if (it_count_fds() != fds0 || summary_num("buffers") != b0) {
+		tap_diag("EFAULT, but an fd or a buffer was left behind");
+		return -EPROTO;
+	}
+	return -EFAULT;
+}
+
+/* RLIMIT_NOFILE reached: EMFILE, no buffer left behind. */
+static int emfile(int hfd)
+{
+	struct rlimit old, lim;
+	long long b0 = summary_num("buffers");
+	int fds[64], n = 0, ret;
+
+	getrlimit(RLIMIT_NOFILE, &old);
+	lim = old;
+	lim.rlim_cur = 64;
+	if (setrlimit(RLIMIT_NOFILE, &lim))
+		return -errno;
+	while (n < 64 && (fds[n] = dup(hfd)) >= 0)
+		n++;
+	ret = dh_alloc(hfd, 4096, O_RDWR);
+	if (ret >= 0)
+		close(ret);
+	while (n)
+		close(fds[--n]);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (ret == -EMFILE && summary_num("buffers") != b0) {
+		tap_diag("EMFILE, but a buffer was left behind");
+		return -EPROTO;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static void struct_cases(const char *what, int hfd, int mfd)
+{
+	const char *as = mfd >= 0 ? " (as mainline)" : "";
+
+	it_expect(newer_struct(hfd), 0,
+		  "%s: newer 32-byte struct, non-zero tail: ok, tail back%s",
+		  what, as);
+	it_expect(readonly_arg(hfd), EFAULT,
+		  "%s: read-only argument: EFAULT, no fd, no buffer left%s",
+		  what, as);
+	it_expect(emfile(hfd), EMFILE, "%s: no free fd: EMFILE, no buffer left%s",
+		  what, as);
+	/* Not on mainline's: its system heap would wake the OOM killer. */
+	it_expect(dh_alloc(hfd, 1ULL << 50, O_RDWR), ENOMEM,
+		  "%s: len 1 PiB: ENOMEM, no OOM kill", what);
+	if (mfd < 0)
+		return;
+	it_expect(newer_struct(mfd), 0, "mainline system: newer struct (via %s)",
+		  what);
+	it_expect(readonly_arg(mfd), EFAULT,
+		  "mainline system: read-only argument (via %s)", what);
+	it_expect(emfile(mfd), EMFILE, "mainline system: EMFILE (via %s)", what);
+}
+
+static void node_cases(const char *heap, const char *base, int cached,
+		       int mfd)
+{
+	char node[96], path[160];
+	struct stat st;
+	int hfd;
+
+	snprintf(node, sizeof(node), "%s%s", base, cached ? "" : "-uncached");
+	snprintf(path, sizeof(path), DH_DIR "/%s", node);
+	if (!tap_ok(!stat(path, &st), "%s exists", path))
+		return;
+	tap_ok(S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0666 &&
+	       st.st_uid == 0, "%s: char device 0666 root", node);
+	hfd = dh_open(node);
+	if (!it_expect(hfd, 0, "%s: open read-only", node))
+		return;
+	alloc_cases(node, hfd);
+	ion_buffer_cases(node, hfd, heap, cached);
+	abi_cases(node, hfd, mfd);
+	struct_cases(node, hfd, mfd);
+	close(hfd);
+}
+
+/* The client: created by a node open, held by it, gone with the last. */
+static void client_cases(const char *node)
+{
+	long long c0 = summary_num("clients");
+	struct it_dfs d;
+	int h1, h2, ion, fd = -1, row;
+
+	tap_ok(!client_file_exists(me), "no client before any open");
+	h1 = dh_open(node);
+	if (!it_expect(h1, 0, "open %s", node))
+		return;
+	tap_ok(client_file_exists(me) && summary_num("clients") == c0 + 1,
+	       "a node open creates the caller's client %s", me);
+	h2 = dh_open(node);
+	ion = it_open();
+	tap_ok(h2 >= 0 && ion >= 0 && summary_num("clients") == c0 + 1,
+	       "a second node open and /dev/ion share that client");
+	close(ion);
+	close(h2);
+	tap_ok(client_file_exists(me), "the client lives while a node is open");
+	fd = dh_alloc(h1, 4096, O_RDWR | O_CLOEXEC);
+	close(h1);
+	tap_ok(!client_file_exists(me) && summary_num("clients") == c0,
+	       "closing the last node file ends the client");
+	row = -1;
+	if (fd >= 0 && !it_dfs_load_heap(&d, ION_SYSTEM_HEAP_NAME)) {
+		row = it_dfs_find_ino(&d, fd);
+		it_dfs_free(&d);
+	}
+	tap_ok(row >= 0, "its buffer outlives it (a dma-buf of its own)");
+	if (fd >= 0)
+		close(fd);
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "ion", O_NONBLOCK) ? -errno : 0;
+}
+
+static int wait_path(const char *path, int present)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 50 && (stat(path, &st) == 0) != present; i++)
+		usleep(100000);
+	return (stat(path, &st) == 0) == present;
+}
+
+static void unload_cases(void)
+{
+	int hfd = dh_open("ion-system"), ret;
+
+	if (hfd >= 0) {
+		ret = unload();
+		tap_ok(ret == -EWOULDBLOCK || ret == -EBUSY,
+		       "unload refused while a node is open");
+		if (!ret && system("modprobe ion"))
+			tap_diag("modprobe ion failed");
+		close(hfd);
+	}
+	ret = unload();
+	if (!it_expect(ret, 0, "unload once nothing is open"))
+		return;
+	tap_ok(wait_path(DH_DIR "/ion-system", 0) &&
+	       wait_path(DH_DIR "/ion-system-uncached", 0),
+	       "the nodes are gone with ion.ko");
+	tap_ok(wait_path("/sys/class/ion_dma_heap", 0),
+	       "/sys/class/ion_dma_heap is gone");
+	tap_ok(wait_path(DH_MAINLINE, 1), "mainline's system node stays");
+	tap_ok(!system("modprobe ion") && wait_path(DH_DIR "/ion-system", 1),
+	       "modprobe ion brings the nodes back");
+	hfd = dh_open("ion-system");
+	ret = hfd >= 0 ? dh_alloc(hfd, 4096, O_RDWR) : hfd;
+	if (it_expect(ret, 0, "the reloaded node allocates"))
+		close(ret);
+	if (hfd >= 0)
+		close(hfd);
+}
+
+static int count_ion_nodes(void)
+{
+	DIR *dir = opendir(DH_DIR);
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)))
+		if (!strncmp(e->d_name, "ion-", 4))
+			n++;
+	closedir(dir);
+	return n;
+}
+
+int main(void)
+{
+	long long b0, y0, b1, y1;
+	struct it_heaps hs;
+	unsigned int i;
+	int fd, mfd;
+
+	fd = it_setup(&hs);
+	close(fd);
+	it_client_name(me, sizeof(me));
+	if (it_summary(&b0, &y0))
+		b0 = y0 = -1;
+	tap_ok(count_ion_nodes() == 2 * (int)hs.cnt,
+	       "two ion-* nodes per registered heap, no others");
+	client_cases("ion-system");
+
+	mfd = open(DH_MAINLINE, O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		tap_diag("no %s: no side-by-side comparison", DH_MAINLINE);
+	else
+		alloc_cases("mainline system", mfd);
+	for (i = 0; i < IT_ARRAY_SIZE(node_names); i++) {
+		if (!it_heap_find(&hs, node_names[i].heap)) {
+			tap_skip(node_names[i].node, "heap not registered");
+			continue;
+		}
+		node_cases(node_names[i].heap, node_names[i].node, 1,
+			   i ? -1 : mfd);
+		node_cases(node_names[i].heap, node_names[i].node, 0, -1);
+	}
+	if (mfd >= 0)
+		close(mfd);
+
+	if (it_summary(&b1, &y1))
+		b1 = y1 = -2;
+	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	unload_cases();
+	return tap_exit();
+}
