@@ -7,8 +7,9 @@
  * the kernel's own linear-map alias of those pages to agree: x86's PAT
  * forbids mapping the same RAM with conflicting attributes and downgrades
  * such user mappings to write-back.  These two calls bring the linear map
- * in line and back; the implementation lives in ion_cache_<arch>.c, other
- * architectures get the no-op stubs below.
+ * in line and back; arm64 keeps a cacheable linear map and cleans and
+ * invalidates the pages' cache lines instead.  The implementation lives in
+ * ion_cache_<arch>.c, other architectures get the no-op stubs below.
  */
 #ifndef _ION_CACHE_H
 #define _ION_CACHE_H
@@ -16,7 +17,7 @@
 #include <linux/kconfig.h>
 #include <linux/scatterlist.h>
 
-#if IS_ENABLED(CONFIG_X86)
+#if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 int ion_cache_set_uncached(struct sg_table *sgt);
 int ion_cache_set_cached(struct sg_table *sgt);
 #else
