@@ -14,9 +14,17 @@
  * than half of RAM does not even reclaim hard, so it fails fast.
  *
  * Each sg entry is exactly one chunk, so the order of a chunk is known
- * again from its length on free.  All chunks are obtained and returned
- * through ion_system_get_chunk() / ion_system_put_chunk(); the page pools
- * (ion_page_pool.c) will sit behind those two.
+ * again from its length on free.  Every chunk is first asked of the page
+ * pools (ion_page_pool.c), cached and uncached apart, which hold chunks of
+ * earlier buffers zeroed again; only when the pool of that order is empty
+ * does the buddy allocator give one (zeroed there: init_on_alloc, or
+ * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
+ * write-combined: pooled uncached chunks still are.  On free the chunks go
+ * to the pools, which zero them on a workqueue (or give them back to the
+ * buddy allocator once the pools are full).
+ *
+ * User mappings need nothing here: the core remaps each chunk with one
+ * remap_pfn_range(), so touching a mapped buffer takes no page faults.
  *
  * There is no phys op: the memory is not contiguous.
  */
@@ -25,12 +33,14 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include "ion_heap.h"
 #include "ion_cache.h"
 #include "ion_heaps.h"
+#include "ion_page_pool.h"
 
 /* Chunk orders tried, largest first. */
 static const unsigned int ion_system_orders[] = { 8, 4, 0 };
@@ -40,16 +50,36 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 };
 #define ION_SYSTEM_GFP_HIGH	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				 __GFP_NORETRY)
 
-static struct page *ion_system_get_chunk(unsigned int order, bool big)
+/* The system heap's pools; set at init, before the heap is registered. */
+static struct ion_page_pools *ion_system_pools;
+
+/*
+ * A chunk of @order: from its pool (*@pooled set) or the buddy allocator.
+ * page_private holds the order while the chunk is on an allocation list.
+ */
+static struct page *ion_system_get_chunk(unsigned int order, bool big,
+					 bool cached, bool *pooled)
 {
 	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
+	struct page *page;
 
-	return alloc_pages(gfp, order);
+	page = ion_page_pools_get(ion_system_pools, order, cached);
+	*pooled = !!page;
+	if (!page)
+		page = alloc_pages(gfp, order);
+	if (page)
+		set_page_private(page, order);
+	return page;
 }
 
-static void ion_system_put_chunk(struct page *page, unsigned int order)
+/* Undo ion_system_get_chunk() for a chunk nobody used. */
+static void ion_system_put_chunk(struct page *page, unsigned int order,
+				 bool cached, bool pooled)
 {
-	__free_pages(page, order);
+	if (pooled)
+		ion_page_pools_put(ion_system_pools, page, order, cached);
+	else
+		__free_pages(page, order);
 }
 
 /*
@@ -57,7 +87,8 @@ static void ion_system_put_chunk(struct page *page, unsigned int order)
  * *@first on; *@first moves past orders that failed.
  */
 static struct page *ion_system_next_chunk(unsigned long remaining,
-					  unsigned int *first, bool big)
+					  unsigned int *first, bool big,
+					  bool cached, bool *pooled)
 {
 	struct page *page;
 	unsigned int i;
@@ -67,17 +98,16 @@ static struct page *ion_system_next_chunk(unsigned long remaining,
 
 		if (remaining < (PAGE_SIZE << order))
 			continue;
-		page = ion_system_get_chunk(order, big);
-		if (page) {
-			set_page_private(page, order);
+		page = ion_system_get_chunk(order, big, cached, pooled);
+		if (page)
 			return page;
-		}
 		*first = i + 1;
 	}
 	return NULL;
 }
 
-static void ion_system_put_list(struct list_head *chunks)
+static void ion_system_put_list(struct list_head *chunks, bool cached,
+				bool pooled)
 {
 	struct page *page, *tmp;
 	unsigned int order;
@@ -86,28 +116,36 @@ static void ion_system_put_list(struct list_head *chunks)
 		list_del(&page->lru);
 		order = page_private(page);
 		set_page_private(page, 0);
-		ion_system_put_chunk(page, order);
+		ion_system_put_chunk(page, order, cached, pooled);
 	}
 }
 
-static void ion_system_put_table(struct sg_table *sgt)
+/*
+ * Give back the chunks of a table nobody used: the first @nfresh came
+ * from the buddy allocator (still write-back), the rest from the pools.
+ */
+static void ion_system_put_table(struct sg_table *sgt, unsigned int nfresh,
+				 bool cached)
 {
 	struct scatterlist *sg;
 	unsigned int i;
 
 	for_each_sgtable_sg(sgt, sg, i)
-		ion_system_put_chunk(sg_page(sg), get_order(sg->length));
+		ion_system_put_chunk(sg_page(sg), get_order(sg->length),
+				     cached, i >= nfresh);
 	sg_free_table(sgt);
 	kfree(sgt);
 }
 
-/* Move the chunks of @chunks into a new sg table, one entry each. */
-static struct sg_table *ion_system_build_table(struct list_head *chunks,
+/* Move the chunks of @lists into a new sg table, one entry each, in order. */
+static struct sg_table *ion_system_build_table(struct list_head *lists,
+					       unsigned int nlists,
 					       unsigned int nchunks)
 {
 	struct scatterlist *sg;
 	struct sg_table *sgt;
 	struct page *page, *tmp;
+	unsigned int i;
 
 	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
@@ -117,53 +155,74 @@ static struct sg_table *ion_system_build_table(struct list_head *chunks,
 		return NULL;
 	}
 	sg = sgt->sgl;
-	list_for_each_entry_safe(page, tmp, chunks, lru) {
-		list_del(&page->lru);
-		sg_set_page(sg, page, PAGE_SIZE << page_private(page), 0);
-		set_page_private(page, 0);
-		sg = sg_next(sg);
+	for (i = 0; i < nlists; i++) {
+		list_for_each_entry_safe(page, tmp, &lists[i], lru) {
+			list_del(&page->lru);
+			sg_set_page(sg, page, PAGE_SIZE << page_private(page),
+				    0);
+			set_page_private(page, 0);
+			sg = sg_next(sg);
+		}
 	}
 	return sgt;
 }
+
+/* Switch the first @nfresh chunks of @sgt (the buddy ones) to uncached. */
+static int ion_system_set_uncached(struct sg_table *sgt, unsigned int nfresh)
+{
+	struct sg_table fresh = {
+		.sgl = sgt->sgl, .nents = nfresh, .orig_nents = nfresh,
+	};
+
+	return nfresh ? ion_cache_set_uncached(&fresh) : 0;
+}
+
+/* Index of the lists of ion_system_allocate(): fresh chunks come first. */
+enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
 
 static int ion_system_allocate(struct ion_heap *heap,
 			       struct ion_buffer *buffer, unsigned long len,
 			       unsigned long align, unsigned long flags)
 {
+	unsigned int n[ION_SYSTEM_LISTS] = { 0 }, first = 0;
+	struct list_head chunks[ION_SYSTEM_LISTS];
+	bool cached = flags & ION_FLAG_CACHED;
 	unsigned long remaining = len;
-	unsigned int first = 0, nchunks = 0;
 	struct sg_table *sgt;
-	LIST_HEAD(chunks);
 	struct page *page;
-	bool big;
+	bool big, pooled;
 	int ret;
 
 	if ((len >> PAGE_SHIFT) > totalram_pages())
 		return -ENOMEM;
 	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
+	INIT_LIST_HEAD(&chunks[ION_SYSTEM_FRESH]);
+	INIT_LIST_HEAD(&chunks[ION_SYSTEM_POOLED]);
 
 	while (remaining) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			goto err_put_chunks;
 		}
-		page = ion_system_next_chunk(remaining, &first, big);
+		page = ion_system_next_chunk(remaining, &first, big, cached,
+					     &pooled);
 		if (!page) {
 			ret = -ENOMEM;
 			goto err_put_chunks;
 		}
-		list_add_tail(&page->lru, &chunks);
+		list_add_tail(&page->lru, &chunks[pooled]);
+		n[pooled]++;
 		remaining -= PAGE_SIZE << page_private(page);
-		nchunks++;
 	}
 
-	sgt = ion_system_build_table(&chunks, nchunks);
+	sgt = ion_system_build_table(chunks, ION_SYSTEM_LISTS,
+				     n[ION_SYSTEM_FRESH] + n[ION_SYSTEM_POOLED]);
 	if (!sgt) {
 		ret = -ENOMEM;
 		goto err_put_chunks;
 	}
-	if (!(flags & ION_FLAG_CACHED)) {
-		ret = ion_cache_set_uncached(sgt);
+	if (!cached) {
+		ret = ion_system_set_uncached(sgt, n[ION_SYSTEM_FRESH]);
 		if (ret)
 			goto err_put_table;
 	}
@@ -171,31 +230,34 @@ static int ion_system_allocate(struct ion_heap *heap,
 	return 0;
 
 err_put_table:
-	ion_system_put_table(sgt);
+	ion_system_put_table(sgt, n[ION_SYSTEM_FRESH], cached);
 	return ret;
 err_put_chunks:
-	ion_system_put_list(&chunks);
+	ion_system_put_list(&chunks[ION_SYSTEM_FRESH], cached, false);
+	ion_system_put_list(&chunks[ION_SYSTEM_POOLED], cached, true);
 	return ret;
 }
 
+/* The chunks go to the pools, which zero them before anyone gets them. */
 static void ion_system_free(struct ion_buffer *buffer)
 {
 	struct sg_table *sgt = buffer->sg_table;
 
-	if (!(buffer->flags & ION_FLAG_CACHED) && ion_cache_set_cached(sgt)) {
-		/* Pages left write-combined must not be reused: leak them. */
-		pr_warn_ratelimited("ion: %s: cannot restore %zu bytes to write-back, leaking them\n",
-				    buffer->heap->name, buffer->size);
-		sg_free_table(sgt);
-		kfree(sgt);
-		return;
-	}
-	ion_system_put_table(sgt);
+	ion_page_pools_free_table(ion_system_pools, sgt,
+				  buffer->flags & ION_FLAG_CACHED);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)
+{
+	ion_page_pools_debug_show(ion_system_pools, s);
 }
 
 static const struct ion_heap_ops ion_system_heap_ops = {
 	.allocate = ion_system_allocate,
 	.free = ion_system_free,
+	.debug_show = ion_system_debug_show,
 };
 
 static struct ion_heap ion_system_heap = {
@@ -208,20 +270,38 @@ static struct ion_heap ion_system_heap = {
 /**
  * ion_system_heap_init() - register the system heap
  *
+ * Creates the heap's page pools first.
+ *
  * Context: Process context (module init).
- * Return: 0 or the -errno of ion_device_add_heap().
+ * Return: 0, -ENOMEM, or the -errno of ion_device_add_heap().
  */
 int ion_system_heap_init(void)
 {
-	return ion_device_add_heap(&ion_system_heap);
+	int ret;
+
+	ion_system_pools = ion_page_pools_create("system", ion_system_orders,
+						 ARRAY_SIZE(ion_system_orders));
+	if (IS_ERR(ion_system_pools))
+		return PTR_ERR(ion_system_pools);
+	ret = ion_device_add_heap(&ion_system_heap);
+	if (ret) {
+		ion_page_pools_destroy(ion_system_pools);
+		ion_system_pools = NULL;
+	}
+	return ret;
 }
 
 /**
- * ion_system_heap_exit() - unregister the system heap
+ * ion_system_heap_exit() - unregister the system heap, free its pools
+ *
+ * No buffer of the heap is live any more, so every chunk is in the pools
+ * or on its way there; all go back to the buddy allocator.
  *
  * Context: Process context (module exit).
  */
 void ion_system_heap_exit(void)
 {
 	ion_device_remove_heap(&ion_system_heap);
+	ion_page_pools_destroy(ion_system_pools);
+	ion_system_pools = NULL;
 }
