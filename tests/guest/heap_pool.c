@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_pool: the system heap's page pools (kernel/heaps/ion_page_pool.c).
+ *
+ * - the pool keys are in the heap's debugfs file;
+ * - pooled pages come back zeroed: buffers filled with a pattern are
+ *   freed, the deferred zeroing is waited for (deferred_free_bytes: 0),
+ *   the same sizes are allocated again, every chunk of them must come
+ *   from the pools (pool_bytes drops by exactly their size) and every
+ *   byte must be zero, cached and uncached;
+ * - echo 3 > /proc/sys/vm/drop_caches empties the pools (drop_slab runs
+ *   every shrinker);
+ * - memory pressure empties them: a child touches anonymous memory until
+ *   shrink_count moves, never more than MemFree plus a quarter of the
+ *   pools (the shrinker gives back half the pools as soon as kswapd runs,
+ *   so the child stops long before anything could invoke the OOM killer,
+ *   and it is the first OOM candidate anyway: oom_score_adj 1000);
+ * - the cap holds: with pool_max_mb=4, freeing 12 MiB pools at most 4 MiB,
+ *   and lowering the cap trims the pools;
+ * - nothing leaks across unload: MemFree after filling the pools with
+ *   96 MiB and unloading ion.ko is back to MemFree before filling them,
+ *   within 8 MiB (both read after drop_caches, with the pools empty; the
+ *   drop while filled shows the measurement sees pooled memory at all).
+ * Runs last what unloads ion.ko, and loads it again.
+ */
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "heap_util.h"
+
+#define KiB		1024UL
+#define MiB		(1024 * KiB)
+#define HEAP_FILE	IT_DEBUGFS "/heaps/" ION_SYSTEM_HEAP_NAME
+#define CAP_PARAM	"/sys/module/ion/parameters/pool_max_mb"
+
+/* Sizes that take every chunk order (1 MiB, 64 KiB, 4 KiB) in mixes. */
+static const size_t sizes[] = {
+	4 * KiB, 64 * KiB, 1 * MiB, 1 * MiB + 68 * KiB, 3 * MiB + 4 * KiB,
+};
+#define NSIZES	IT_ARRAY_SIZE(sizes)
+
+static long long dfs_num(const char *key)
+{
+	struct it_dfs d;
+	long long v;
+
+	if (it_dfs_load(&d, HEAP_FILE))
+		return -1;
+	v = it_dfs_num(&d, key);
+	it_dfs_free(&d);
+	return v;
+}
+
+/* Sum of the pool_order_*_<mode> lines. */
+static long long mode_bytes(const char *mode)
+{
+	size_t mlen = strlen(mode);
+	long long sum = 0;
+	struct it_dfs d;
+	int i;
+
+	if (it_dfs_load(&d, HEAP_FILE))
+		return -1;
+	for (i = 0; i < d.nkeys; i++) {
+		size_t klen = strlen(d.keys[i]);
+
+		if (!strncmp(d.keys[i], "pool_order_", 11) && klen > mlen + 1 &&
+		    d.keys[i][klen - mlen - 1] == '_' &&
+		    !strcmp(d.keys[i] + klen - mlen, mode))
+			sum += strtoll(d.vals[i], NULL, 0);
+	}
+	it_dfs_free(&d);
+	return sum;
+}
+
+/* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
+static int wait_key(const char *key, long long max)
+{
+	long long t0 = it_now_ms(), v;
+
+	while ((v = dfs_num(key)) > max || v < 0) {
+		if (v < 0 || it_now_ms() - t0 > 60000) {
+			tap_diag("%s: %lld", key, v);
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Wait until the deferred zeroing is done. */
+static int wait_deferred(void)
+{
+	return wait_key("deferred_free_bytes", 0);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int drop_caches(void)
+{
+	int ret = wait_deferred();
+
+	return ret ? ret : write_file("/proc/sys/vm/drop_caches", "3\n");
+}
+
+static long long meminfo(const char *key)
+{
+	char line[128];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Allocate @n buffers of @lens, fill each with a pattern, then close them
+ * all (all live at once, so the pools get every chunk of them).
+ */
+static int fill_free(int ion, unsigned int flags, const size_t *lens,
+		     unsigned int n)
+{
+	int bufs[16], ret = 0;
+	unsigned int i, live = 0;
+
+	if (n > IT_ARRAY_SIZE(bufs))
+		return -E2BIG;
+	for (i = 0; i < n && !ret; i++) {
+		int buf = it_alloc_fd(ion, lens[i], ION_HEAP_SYSTEM_MASK, flags);
+		void *p;
+
+		if (buf < 0) {
+			ret = buf;
+			break;
+		}
+		bufs[live++] = buf;
+		p = ht_map(buf, lens[i]);
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		ht_cpu_begin(buf);
+		it_fill(p, lens[i], i + 1);
+		ht_cpu_end(buf);
+		munmap(p, lens[i]);
+	}
+	while (live--)
+		close(bufs[live]);
+	return ret;
+}
+
+static void keys_case(void)
+{
+	static const char * const keys[] = {
+		"pool_bytes", "pool_max_bytes", "deferred_free_bytes",
+		"shrink_count", "shrink_freed_bytes",
+		"pool_order_8_cached", "pool_order_4_cached",
+		"pool_order_0_cached", "pool_order_8_uncached",
+		"pool_order_4_uncached", "pool_order_0_uncached",
+	};
+	unsigned int i, missing = 0;
+	struct it_dfs d;
+
+	if (it_dfs_load(&d, HEAP_FILE)) {
+		tap_ok(0, "pool keys in the system heap's debugfs file");
+		return;
+	}
+	for (i = 0; i < IT_ARRAY_SIZE(keys); i++)
+		if (it_dfs_num(&d, keys[i]) < 0) {
+			tap_diag("missing: %s", keys[i]);
+			missing++;
+		}
+	it_dfs_free(&d);
+	tap_ok(!missing, "pool keys in the system heap's debugfs file");
+}
+
+/* Pooled chunks of @mode come back zeroed, and really from the pool. */
+static void zero_case(int ion, unsigned int flags, const char *mode)
+{
+	int bufs[NSIZES], ret, n = 0;
+	long long before, after, bad = -1;
+	size_t total = 0;
+	unsigned int i;
+
+	ret = drop_caches();
+	if (!ret)
+		ret = fill_free(ion, flags, sizes, NSIZES);
+	if (!ret)
+		ret = wait_deferred();
+	before = mode_bytes(mode);
+	for (i = 0; i < NSIZES; i++)
+		total += sizes[i];
+	for (i = 0; !ret && i < NSIZES; i++) {
+		bufs[n] = it_alloc_fd(ion, sizes[i], ION_HEAP_SYSTEM_MASK, flags);
+		if (bufs[n] < 0) {
+			ret = bufs[n];
+			break;
+		}
+		n++;
+	}
+	after = mode_bytes(mode);
+	for (i = 0; !ret && i < NSIZES; i++) {
+		unsigned char *p = ht_map(bufs[i], sizes[i]);
+
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		ht_cpu_begin(bufs[i]);
+		bad = it_check_zero(p, sizes[i]);
+		ht_cpu_end(bufs[i]);
+		munmap(p, sizes[i]);
+		if (bad >= 0) {
+			tap_diag("buffer of %zu bytes: byte %lld not zero", sizes[i],
+				 bad);
+			break;
+		}
+	}
+	while (n--)
+		close(bufs[n]);
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+	tap_diag("%s pools: %lld bytes before reuse, %lld after, %zu reused",
+		 mode, before, after, total);
+	tap_ok(!ret && before - after == (long long)total,
+	       "%s: the second round's chunks all come from the pools", mode);
+	tap_ok(!ret && bad < 0, "%s: pooled pages come back zeroed", mode);
+}
+
+static void drop_caches_case(int ion)
+{
+	long long shrinks, pooled;
+	int ret;
+
+	ret = fill_free(ion, ION_FLAG_CACHED, sizes, NSIZES);
+	if (!ret)
+		ret = fill_free(ion, 0, sizes, NSIZES);
+	if (!ret)
+		ret = wait_deferred();
+	shrinks = dfs_num("shrink_count");
+	pooled = dfs_num("pool_bytes");
+	if (!ret)
+		ret = drop_caches();
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+	tap_diag("pool_bytes %lld -> %lld, shrink_count %lld -> %lld", pooled,
+		 dfs_num("pool_bytes"), shrinks, dfs_num("shrink_count"));
+	tap_ok(!ret && pooled > 0 && dfs_num("pool_bytes") == 0 &&
+	       dfs_num("shrink_count") > shrinks,
+	       "drop_caches empties the pools");
+}
+
+/*
+ * The child: touch anonymous memory 4 MiB at a time until shrink_count
+ * passes @shrinks, at most @limit bytes.  Exit 0 when it moved.
+ */
+static void pressure_child(long long shrinks, long long limit)
+{
+	long long done = 0;
+
+	write_file("/proc/self/oom_score_adj", "1000\n");
+	while (done < limit) {
+		void *p = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			       -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(2);
+		done += 4 * MiB;
+		if (dfs_num("shrink_count") > shrinks) {
+			printf("# child: shrinker ran after %lld MiB\n",
+			       done / (long long)MiB);
+			fflush(stdout);
+			_exit(0);
+		}
+	}
+	_exit(1);
+}
+
+static void pressure_case(int ion)
+{
+	static const size_t big[] = { 16 * MiB, 16 * MiB, 16 * MiB, 16 * MiB };
+	long long shrinks, pooled, limit;
+	int ret, status = -1;
+	pid_t pid;
+
+	ret = drop_caches();
+	if (!ret)
+		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
+	if (!ret)
+		ret = wait_deferred();
+	shrinks = dfs_num("shrink_count");
+	pooled = dfs_num("pool_bytes");
+	limit = meminfo("MemFree") + pooled / 4;
+	if (ret || pooled < 32 * (long long)MiB || limit < 0) {
+		tap_diag("pool_bytes %lld: %s", pooled, strerror(-ret));
+		tap_ok(0, "memory pressure shrinks the pools");
+		return;
+	}
+	tap_diag("pools hold %lld MiB; the child touches at most %lld MiB",
+		 pooled / (long long)MiB, limit / (long long)MiB);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		pressure_child(shrinks, limit);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	tap_diag("child status 0x%x; pool_bytes %lld -> %lld, shrink_count %lld -> %lld",
+		 status, pooled, dfs_num("pool_bytes"), shrinks,
+		 dfs_num("shrink_count"));
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	       dfs_num("shrink_count") > shrinks &&
+	       dfs_num("pool_bytes") < pooled,
+	       "memory pressure shrinks the pools");
+}
+
+static void cap_case(int ion)
+{
+	static const size_t big[] = { 4 * MiB, 4 * MiB, 4 * MiB };
+	char old[32] = "";
+	long long cap, pooled = -1, trimmed = -1;
+	int ret, fd;
+
+	fd = open(CAP_PARAM, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, old, sizeof(old) - 1) <= 0) {
+		tap_ok(0, "the pool cap holds");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	ret = drop_caches();
+	if (!ret)
+		ret = write_file(CAP_PARAM, "4\n");
+	cap = dfs_num("pool_max_bytes");
+	if (!ret)
+		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
+	if (!ret)
+		ret = wait_deferred();
+	pooled = dfs_num("pool_bytes");
+	tap_diag("pool_max_mb=4: pool_max_bytes %lld, pool_bytes %lld after freeing 12 MiB",
+		 cap, pooled);
+	tap_ok(!ret && cap == 4 * (long long)MiB && pooled > 0 && pooled <= cap,
+	       "the pool cap holds");
+
+	/* Lowering the cap trims the pools when the worker next runs. */
+	if (!ret)
+		ret = write_file(CAP_PARAM, "1\n");
+	if (!ret)
+		ret = fill_free(ion, ION_FLAG_CACHED, sizes, 1);
+	if (!ret)
+		ret = wait_key("pool_bytes", MiB);
+	trimmed = dfs_num("pool_bytes");
+	tap_diag("pool_max_mb=1: pool_bytes %lld", trimmed);
+	tap_ok(!ret && trimmed >= 0 && trimmed <= (long long)MiB,
+	       "lowering the pool cap trims the pools");
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+	if (write_file(CAP_PARAM, old))
+		tap_diag("could not restore pool_max_mb=%s", old);
+}
+
+static int holders(void)
+{
+	DIR *d = opendir("/sys/module/ion/holders");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int reload(void)
+{
+	struct stat st;
+	int i, ret = system("modprobe ion");
+
+	for (i = 0; i < 50 && stat(IT_DEV, &st); i++)
+		usleep(100000);
+	return ret == 0 && !stat(IT_DEV, &st);
+}
+
+/* Closes @ion: nothing of this program may hold ion.ko while it unloads. */
+static void unload_case(int ion)
+{
+	static const size_t big[] = { 16 * MiB, 16 * MiB, 16 * MiB, 16 * MiB };
+	static const size_t unc[] = { 16 * MiB, 16 * MiB };
+	long long free0, free1, free2, pooled = -1;
+	const long long margin = 8 * (long long)MiB;
+	int ret;
+
+	if (holders()) {
+		close(ion);
+		tap_skip("nothing leaks across module unload",
+			 "other modules use ion.ko");
+		return;
+	}
+	ret = drop_caches();
+	free0 = meminfo("MemFree");
+	if (!ret)
+		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
+	if (!ret)
+		ret = fill_free(ion, 0, unc, IT_ARRAY_SIZE(unc));
+	if (!ret)
+		ret = wait_deferred();
+	pooled = dfs_num("pool_bytes");
+	free1 = meminfo("MemFree");
+	close(ion);
+	if (!ret && syscall(SYS_delete_module, "ion", O_NONBLOCK))
+		ret = -errno;
+	if (!ret)
+		ret = write_file("/proc/sys/vm/drop_caches", "3\n");
+	free2 = meminfo("MemFree");
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+	tap_diag("MemFree: %lld MiB before filling the pools, %lld MiB with %lld MiB pooled, %lld MiB after unloading",
+		 free0 / (long long)MiB, free1 / (long long)MiB,
+		 pooled / (long long)MiB, free2 / (long long)MiB);
+	tap_ok(!ret && pooled >= 96 * (long long)MiB &&
+	       free0 - free1 >= pooled - margin,
+	       "pooled memory shows as used in MemFree");
+	tap_ok(!ret && free2 >= free0 - margin,
+	       "nothing leaks across module unload");
+	tap_ok(reload(), "modprobe ion loads it again");
+	tap_ok(dfs_num("pool_bytes") == 0, "the pools start empty");
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	int ion;
+
+	ion = it_setup(&hs);
+	if (!it_heap_find(&hs, ION_SYSTEM_HEAP_NAME)) {
+		tap_skip("system heap pools", "no system heap");
+		close(ion);
+		return tap_exit();
+	}
+	keys_case();
+	zero_case(ion, ION_FLAG_CACHED, "cached");
+	zero_case(ion, 0, "uncached");
+	drop_caches_case(ion);
+	cap_case(ion);
+	pressure_case(ion);
+	unload_case(ion);	/* closes ion */
+	return tap_exit();
+}
