@@ -167,9 +167,13 @@ END {
 	printf "\n## Background work before warm runs\n\n"
 	if (!anywait) {
 		printf "`alloc_free_warm` waits before each run until the heap's pool counters\n"
-		printf "(debugfs keys containing `pool` or `deferred`) stop changing.  No heap\n"
-		printf "exposes such counters yet, so every wait was 0 and warm is cold again.\n"
+		printf "(debugfs keys containing `pool` or `deferred`) stop changing.  Every wait\n"
+		printf "was 0: no heap showed background work (or none exposes such counters).\n"
 	} else {
+		printf "`alloc_free_warm` waited before each run until the heap's pool counters\n"
+		printf "(debugfs keys containing `pool` or `deferred`) stopped changing and no\n"
+		printf "chunk was left to zero: the time the background work took after the\n"
+		printf "previous free (not counted in the warm number):\n\n"
 		printf "| impl | size | wait median µs | wait p99 µs |\n|---|---|---:|---:|\n"
 		for (i = 1; i <= nimpl; i++)
 			for (k = 1; k <= nkey; k++) {

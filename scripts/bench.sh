@@ -40,9 +40,10 @@ if [ "${1:-}" != --report-only ]; then
 	echo "# bench: booting the guest (progress follows; rows go to $res)"
 	"$top/scripts/guest-run.sh" bench &
 	guest=$!
-	# Follow the results port by name: guest-run.sh recreates it at boot.
-	tail -F -n +1 --pid=$guest "$res" 2>/dev/null |
-		grep --line-buffered -a '^#' | tr -d '\r' &
+	# Follow the results port by name from its next version: guest-run.sh
+	# recreates it at boot (perhaps after waiting for another guest).
+	tail -F -n 0 --pid=$guest "$res" 2>/dev/null |
+		grep --line-buffered -a '^#' | sed -u 's/\r$//' &
 	follow=$!
 	wait $guest || rc=$?
 	wait $follow 2>/dev/null || true
