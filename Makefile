@@ -137,12 +137,15 @@ $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIBION_A) -lpthread
 
-$(BUILD)/guest/tests/%: tests/guest/%.c tests/guest/tap.h $(LIBION_A)
+# Guest programs are rebuilt when any shared test header changes.
+GUEST_HDRS := $(wildcard tests/guest/*.h tests/kmod/*.h lib/ion/*.h) \
+	include/uapi/linux/ion.h
+$(BUILD)/guest/tests/%: tests/guest/%.c $(GUEST_HDRS) $(LIBION_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itests/guest $(USER_LDFLAGS) -o $@ $< \
 		$(LIBION_A) -lpthread
 
-$(BUILD)/guest/tests/%-m32: tests/guest/compat/%.c tests/guest/tap.h
+$(BUILD)/guest/tests/%-m32: tests/guest/compat/%.c $(GUEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -m32 $(USER_CFLAGS) -Itests/guest $(USER_LDFLAGS) -o $@ $<
 

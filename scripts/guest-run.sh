@@ -68,7 +68,7 @@ boot() {
 		append+=" iommu.passthrough=0"
 	elif [ "$iommu" = 1 ]; then
 		args+=(-device intel-iommu)
-		append+=" intel_iommu=on iommu=nopt"
+		append+=" intel_iommu=on iommu=nopt intremap=off"
 	fi
 	# edu's DMA addresses are 28 bits by default: on virt RAM starts at
 	# 1 GiB, so without the SMMU it needs a wider mask to reach any.

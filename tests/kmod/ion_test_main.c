@@ -12,9 +12,10 @@
  * Without an IOMMU, edu reaches only the low 256 MiB, and DMA-direct has
  * no quiet way to refuse memory above a device's mask (it warns).  So
  * before mapping, ion_test looks at the buffer's pages (through its ion
- * client, in dma-buf mode too) and refuses with -ERANGE what edu cannot
- * reach: a buffer is then refused cleanly, never corrupted by edu's
- * address masking.
+ * client in client mode; in dma-buf mode, which takes any exporter's
+ * buffers, through a mapping for a probe device that reaches all memory)
+ * and refuses with -ERANGE what edu cannot reach: a buffer is then refused
+ * cleanly, never corrupted by edu's address masking.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -24,6 +25,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -113,24 +115,43 @@ static int ion_test_import_client(struct ion_test_file *tf,
 	return 0;
 }
 
-/* Look at the pages through the client before edu touches them. */
-static int ion_test_preflight(struct ion_test_file *tf, int fd)
+/*
+ * A device that reaches all of memory, never behind an IOMMU: mapping a
+ * dma-buf for it yields the buffer's physical addresses, whoever exported
+ * it.
+ */
+static struct platform_device *ion_test_probe_dev;
+
+/*
+ * Without an IOMMU, may edu DMA to every page of @dmabuf?  The pages of a
+ * dma-buf ion did not export are known only through a mapping, so map it
+ * for the probe device first and look at the addresses.
+ */
+static int ion_test_preflight(struct dma_buf *dmabuf)
 {
-	struct ion_handle *handle;
-	struct sg_table *cpu;
-	int ret;
+	u64 limit = DMA_BIT_MASK(ion_test_edu_dma_bits());
+	struct dma_buf_attachment *attach;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+	int ret = 0;
 
 	if (ion_test_edu_iommu())
 		return 0;
-	handle = ion_import_fd(tf->client, fd);
-	if (IS_ERR_OR_NULL(handle))
-		return handle ? PTR_ERR(handle) : -EINVAL;
-	cpu = ion_sg_table(tf->client, handle);
-	if (IS_ERR_OR_NULL(cpu))
-		ret = cpu ? PTR_ERR(cpu) : -EINVAL;
-	else
-		ret = ion_test_reachable(cpu);
-	ion_free(tf->client, handle);
+	attach = dma_buf_attach(dmabuf, &ion_test_probe_dev->dev);
+	if (IS_ERR(attach))
+		return PTR_ERR(attach);
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto out_detach;
+	}
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		if (sg_dma_address(sg) + sg_dma_len(sg) - 1 > limit)
+			ret = -ERANGE;
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+out_detach:
+	dma_buf_detach(dmabuf, attach);
 	return ret;
 }
 
@@ -171,7 +192,7 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		arg->dma_err = -ENODEV;
 		return 0;
 	}
-	arg->dma_err = ion_test_preflight(tf, arg->fd);
+	arg->dma_err = ion_test_preflight(s->dmabuf);
 	if (!arg->dma_err)
 		arg->dma_err = ion_test_attach(s, dev);
 	return 0;
@@ -356,12 +377,26 @@ static int __init ion_test_init(void)
 {
 	int ret;
 
+	ion_test_probe_dev = platform_device_register_simple("ion_test_probe",
+							     -1, NULL, 0);
+	if (IS_ERR(ion_test_probe_dev))
+		return PTR_ERR(ion_test_probe_dev);
+	ret = dma_coerce_mask_and_coherent(&ion_test_probe_dev->dev,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		goto err_unregister_probe;
 	ret = ion_test_edu_register();
 	if (ret)
-		return ret;
+		goto err_unregister_probe;
 	ret = misc_register(&ion_test_miscdev);
 	if (ret)
-		ion_test_edu_unregister();
+		goto err_unregister_edu;
+	return 0;
+
+err_unregister_edu:
+	ion_test_edu_unregister();
+err_unregister_probe:
+	platform_device_unregister(ion_test_probe_dev);
 	return ret;
 }
 
@@ -369,6 +404,7 @@ static void __exit ion_test_exit(void)
 {
 	misc_deregister(&ion_test_miscdev);
 	ion_test_edu_unregister();
+	platform_device_unregister(ion_test_probe_dev);
 }
 
 module_init(ion_test_init);
