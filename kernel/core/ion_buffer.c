@@ -20,8 +20,9 @@
  *
  * A buffer is created in one step with its dma-buf: ion_buffer_create()
  * validates the request, tries the heaps of the mask in priority order
- * (highest heap id first; a heap answering -ENOMEM passes the request on
- * to the next one, any other error ends the search), exports the dma-buf
+ * (highest heap id first; a heap answering -ENOMEM, or -EINVAL for an
+ * alignment it cannot honour, passes the request on to the next one, any
+ * other error ends the search), exports the dma-buf
  * and charges the buffer.  From then on the buffer is the dma-buf's: it is
  * freed only by the dma-buf's release op, through ion_buffer_release(),
  * when the last reference to the dma-buf file goes.
@@ -176,6 +177,7 @@ static int ion_buffer_back(struct ion_device *dev,
 			   unsigned int heap_mask, struct ion_heap *const *only)
 {
 	struct ion_heap *heap;
+	bool nomem = false;
 	int ret = -ENODEV;
 
 	down_read(&dev->heap_lock);
@@ -189,9 +191,14 @@ static int ion_buffer_back(struct ion_device *dev,
 		if (!(heap_mask & BIT(heap->id)))
 			continue;
 		ret = ion_buffer_try(dev, heap, buffer);
-		if (ret != -ENOMEM || ion_buffer_too_big(buffer))
+		nomem |= ret == -ENOMEM;
+		if ((ret != -ENOMEM && ret != -EINVAL) ||
+		    ion_buffer_too_big(buffer))
 			break;
 	}
+	/* Out of memory somewhere beats "cannot honour the alignment". */
+	if (ret == -EINVAL && nomem)
+		ret = -ENOMEM;
 out_unlock:
 	up_read(&dev->heap_lock);
 	return ret;

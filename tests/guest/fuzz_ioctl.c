@@ -658,8 +658,8 @@ static void op_alloc_legacy(struct thr *t)
 		ok = E(ENODEV);
 	else if (a.len > totalram)
 		ok = E(ENOMEM);
-	else
-		ok = OK | E(ENOMEM);
+	else	/* a large alignment may be beyond every heap in the mask */
+		ok = OK | E(ENOMEM) | (a.align > PG ? E(EINVAL) : 0);
 	ok = by_mode(c.mode, 1, ok);
 	p = place(t, &a, sizeof(a), &c.mode);
 	log_call(t, &c);
@@ -1665,6 +1665,15 @@ static void close_all(int keep)
 }
 
 /* A crash of the fuzzer itself: say where, for addr2line. */
+/* The interrupted program counter, for the crash report. */
+#if defined(__x86_64__)
+#define FZ_PC(uc) ((uc)->uc_mcontext.gregs[REG_RIP])
+#elif defined(__aarch64__)
+#define FZ_PC(uc) ((uc)->uc_mcontext.pc)
+#else
+#define FZ_PC(uc) 0
+#endif
+
 static void on_crash(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -1675,7 +1684,7 @@ static void on_crash(int sig, siginfo_t *si, void *uc_)
 	n = snprintf(buf, sizeof(buf),
 		     "# fuzzer pid %d: signal %d at address %p, pc %#llx\n",
 		     getpid(), sig, si->si_addr,
-		     (unsigned long long)uc->uc_mcontext.gregs[REG_RIP]);
+		     (unsigned long long)FZ_PC(uc));
 	if (write(1, buf, n) != n)
 		_exit(128 + sig);
 	n = backtrace(bt, 32);

@@ -215,7 +215,9 @@ struct ion_heap_query {
 /*
  * ION_IOC_ALLOC_LEGACY - allocate a buffer, get a handle (handle ABI);
  * historically also named ION_IOC_ALLOC.  Errors as ION_IOC_ALLOC, and
- *   -EINVAL  align is not 0 and not a power of two
+ *   -EINVAL  align is not 0 and not a power of two, or no heap in the mask
+ *	      can honour it (a heap that cannot passes the request on to the
+ *	      next; -ENOMEM wins if one of them ran out of memory)
  */
 #define ION_IOC_ALLOC_LEGACY	_IOWR(ION_IOC_MAGIC, 0, \
 				      struct ion_allocation_data_legacy)
