@@ -66,7 +66,7 @@ static int pl_recv(int sock, struct pl_msg *m)
 static int pl_capture(int ion, const char *node, unsigned int heap_id,
 		      struct pl_msg *m)
 {
-	struct iv_frame_stats s;
+	struct iv_frame_stats s = { 0 };
 	struct v4l2_format f;
 	struct v4l2_buffer b;
 	struct iv_buf ib = { .fd = -1 };
@@ -137,7 +137,7 @@ static int producer(int sock, const char *node)
 
 static int consumer(int sock)
 {
-	struct iv_frame_stats s;
+	struct iv_frame_stats s = { 0 };
 	struct pl_msg m;
 	ion_user_handle_t h = 0;
 	unsigned char *p;
