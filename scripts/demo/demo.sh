@@ -10,10 +10,8 @@ step "/dev/ion is a misc device anyone may open"
 ls -l /dev/ion
 step "debugfs: /sys/kernel/debug/ion"
 find /sys/kernel/debug/ion | sort
-step "The heaps, in allocation priority order (highest id first)"
-for f in /sys/kernel/debug/ion/heaps/*; do
-	[ -e "$f" ] && sed -n '1,3p' "$f" | tr '\n' ' ' && echo
-done
+step "The heaps, in allocation priority order (highest id first): ionctl heaps"
+ionctl heaps
 step "Two processes share one buffer through a dma-buf fd"
 ion-demo
 step "Unloading ion.ko: nothing holds it any more"
