@@ -617,3 +617,15 @@ void ion_page_pools_destroy(struct ion_page_pools *pools)
 	kfree(pools->zero_pages);
 	kfree(pools);
 }
+
+/**
+ * ion_page_pools_pages() - pages held by all pools of @pools
+ * @pools: the pools
+ *
+ * Context: any; the value may be stale by the time it is used.
+ * Return: the number of clean pages ready for reuse.
+ */
+unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
+{
+	return atomic_long_read(&pools->pool_pages);
+}

@@ -24,6 +24,7 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 					     const unsigned int *orders,
 					     unsigned int norders);
 void ion_page_pools_destroy(struct ion_page_pools *pools);
+unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached);
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,

@@ -180,6 +180,23 @@ static int ion_system_set_uncached(struct sg_table *sgt, unsigned int nfresh)
 /* Index of the lists of ion_system_allocate(): fresh chunks come first. */
 enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
 
+/*
+ * A buffer may not take the memory the rest of the system needs to run
+ * and to reclaim: when what it asks for (beyond what the pools hold) would
+ * leave less than 1/16 of RAM available, it is refused with -ENOMEM
+ * rather than pushing the kernel's own allocations into the OOM killer.
+ */
+static bool ion_system_fits(unsigned long len)
+{
+	unsigned long want = len >> PAGE_SHIFT;
+	unsigned long pooled = ion_page_pools_pages(ion_system_pools);
+	unsigned long reserve = totalram_pages() / 16;
+
+	if (want > totalram_pages())
+		return false;
+	return want <= pooled || want - pooled + reserve <= si_mem_available();
+}
+
 static int ion_system_allocate(struct ion_heap *heap,
 			       struct ion_buffer *buffer, unsigned long len,
 			       unsigned long align, unsigned long flags)
@@ -193,7 +210,7 @@ static int ion_system_allocate(struct ion_heap *heap,
 	bool big, pooled;
 	int ret;
 
-	if ((len >> PAGE_SHIFT) > totalram_pages())
+	if (!ion_system_fits(len))
 		return -ENOMEM;
 	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
 	INIT_LIST_HEAD(&chunks[ION_SYSTEM_FRESH]);
