@@ -434,6 +434,22 @@ static void fd_make_room(struct thr *t)
 	fd_remove(t, i);
 }
 
+/*
+ * A device open that failed.  EMFILE/ENFILE are the answer the kernel owes
+ * a process whose fd limit the fuzzer lowered itself; anything else is a
+ * setup error, reported with its errno.
+ */
+static void open_failed(struct thr *t)
+{
+	int e = errno;
+
+	if (e == EMFILE || e == ENFILE)
+		return;
+	if (__atomic_add_fetch(&sh->setup_errors, 1, __ATOMIC_RELAXED) <= 5)
+		tap_diag("pid %d: opening a device failed: %s", getpid(),
+			 strerror(e));
+}
+
 static int ion_fd(struct thr *t)
 {
 	int i = fd_pick(t, K_ION), fd;
@@ -444,7 +460,7 @@ static int ion_fd(struct thr *t)
 	count_call(t);
 	fd = open(IT_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		__atomic_add_fetch(&sh->setup_errors, 1, __ATOMIC_RELAXED);
+		open_failed(t);
 		return -1;
 	}
 	fd_add(t, fd, K_ION, 0);
@@ -942,7 +958,7 @@ static int node_fd(struct thr *t)
 	count_call(t);
 	fd = open(nodes.path[below(t, nodes.cnt)], O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		__atomic_add_fetch(&sh->setup_errors, 1, __ATOMIC_RELAXED);
+		open_failed(t);
 		return -1;
 	}
 	fd_add(t, fd, K_NODE, 0);
