@@ -305,13 +305,13 @@ static int dmabuf_sync(int fd, __u64 flags)
 
 /* ---- the ops: each times its own critical part --------------------------- */
 
-static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
+/* One allocation and its free, timed together. */
+static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 {
 	struct buf b;
 	uint64_t t0;
 	int err;
 
-	drain_pools(im);
 	t0 = now_ns();
 	err = buf_alloc(im, size, &b);
 	if (err)
@@ -321,20 +321,16 @@ static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
 	return 0;
 }
 
+static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
+{
+	drain_pools(im);
+	return timed_alloc_free(im, size, s);
+}
+
 static int op_alloc_free_warm(struct impl *im, size_t size, struct sample *s)
 {
-	struct buf b;
-	uint64_t t0;
-	int err;
-
 	s->wait_ns = wait_quiet(im);
-	t0 = now_ns();
-	err = buf_alloc(im, size, &b);
-	if (err)
-		return err;
-	buf_free(&b);
-	s->ns = now_ns() - t0;
-	return 0;
+	return timed_alloc_free(im, size, s);
 }
 
 static int op_alloc_map_touch(struct impl *im, size_t size, struct sample *s)
