@@ -22,17 +22,20 @@
 
 #define DEBUGFS_DIR	"/sys/kernel/debug/ion"
 
+/* ion's debugfs directory: --debugfs DIR, else $ION_DEBUGFS, else the above. */
+static const char *dbgdir = DEBUGFS_DIR;
+
 /* Exit codes. */
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,		/* the operation failed */
-	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_USAGE = 2,		/* bad command line: option, size, heap name */
 	EXIT_NODEBUGFS = 3,	/* debugfs not mounted or not permitted */
 	EXIT_NOION = 4,		/* /dev/ion missing (ion.ko not loaded?) */
 };
 
 static const char usage[] =
-"usage: ionctl [--json] <command> [options]\n"
+"usage: ionctl [--json] [--debugfs DIR] <command> [options]\n"
 "\n"
 "commands:\n"
 "  heaps                    heaps in priority order: name, type, id, size,\n"
@@ -45,7 +48,9 @@ static const char usage[] =
 "                           allocate a buffer (fd ABI); --hold keeps it\n"
 "                           until ionctl is interrupted\n"
 "\n"
-"Sizes take K, M, G suffixes (8M, 1.5G).  --json prints JSON.\n"
+"Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
+"--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
+"(default: $ION_DEBUGFS, else " DEBUGFS_DIR ").\n"
 "\n"
 "examples:\n"
 "  ionctl heaps\n"
@@ -53,8 +58,9 @@ static const char usage[] =
 "  ionctl buffers --heap ion_system_heap\n"
 "  ionctl --json stat\n"
 "\n"
-"exit codes: 0 ok, 1 operation failed, 2 usage, 3 debugfs not mounted\n"
-"or not permitted, 4 /dev/ion missing\n";
+"exit codes: 0 ok, 1 operation failed (e.g. the heap is out of memory),\n"
+"2 bad command line (unknown command or option, bad size, no such heap),\n"
+"3 debugfs not mounted or not permitted, 4 /dev/ion missing\n";
 
 static int json;
 
@@ -172,14 +178,13 @@ static int debugfs_error(int err)
 
 	if (err == -EACCES || err == -EPERM)
 		fprintf(stderr, "ionctl: %s: permission denied (debugfs is "
-			"root-only; try as root)\n", DEBUGFS_DIR);
-	else if (stat("/sys/kernel/debug", &st) || !st.st_nlink ||
-		 stat("/sys/kernel/debug/ion", &st))
+			"root-only; try as root)\n", dbgdir);
+	else if (stat(dbgdir, &st))
 		fprintf(stderr, "ionctl: %s not found: is debugfs mounted "
 			"(mount -t debugfs none /sys/kernel/debug) and ion.ko "
-			"loaded?\n", DEBUGFS_DIR);
+			"loaded?\n", dbgdir);
 	else
-		fprintf(stderr, "ionctl: %s: %s\n", DEBUGFS_DIR, strerror(-err));
+		fprintf(stderr, "ionctl: %s: %s\n", dbgdir, strerror(-err));
 	return EXIT_NODEBUGFS;
 }
 
@@ -192,7 +197,7 @@ static int parse_size(const char *s, unsigned long long *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !(v >= 0) || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
 	case 'G':
@@ -214,7 +219,8 @@ static int parse_size(const char *s, unsigned long long *out)
 		end++;
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v > 18e18)
+	/* Whole bytes only: 1.5K is 1536, 0.1K is refused. */
+	if (*end || v > 18e18 || (double)(unsigned long long)v != v)
 		return -EINVAL;
 	*out = (unsigned long long)v;
 	return 0;
@@ -338,8 +344,7 @@ static int cmd_heaps(void)
 		struct dbg_file f;
 		int err;
 
-		snprintf(path, sizeof(path), DEBUGFS_DIR "/heaps/%s",
-			 h[i].name);
+		snprintf(path, sizeof(path), "%s/heaps/%s", dbgdir, h[i].name);
 		err = dbg_read(path, &f);
 		if (err && !dbg_err)
 			dbg_err = err;
@@ -387,7 +392,7 @@ static int for_each_dbg(const char *sub,
 	int first = 1, err;
 	DIR *d;
 
-	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", sub);
+	snprintf(path, sizeof(path), "%s/%s", dbgdir, sub);
 	d = opendir(path);
 	if (!d)
 		return debugfs_error(-errno);
@@ -396,7 +401,7 @@ static int for_each_dbg(const char *sub,
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), DEBUGFS_DIR "/%s/%s", sub,
+		snprintf(path, sizeof(path), "%s/%s/%s", dbgdir, sub,
 			 e->d_name);
 		err = dbg_read(path, &f);
 		if (err)
@@ -405,6 +410,8 @@ static int for_each_dbg(const char *sub,
 		dbg_free(&f);
 	}
 	closedir(d);
+	if (first && !json)
+		printf("no %s\n", !strcmp(sub, "heaps") ? "buffers" : sub);
 	return EXIT_OK;
 }
 
@@ -476,8 +483,20 @@ static void show_buffers(const char *heap, struct dbg_file *f, void *arg,
 
 static int cmd_buffers(const char *heap)
 {
+	char path[512];
+	struct stat st;
 	int rc;
 
+	if (heap) {
+		snprintf(path, sizeof(path), "%s/heaps/%s", dbgdir, heap);
+		if (stat(path, &st)) {
+			if (errno != ENOENT || stat(dbgdir, &st))
+				return debugfs_error(-errno);
+			fprintf(stderr, "ionctl: no heap named '%s' (see ionctl heaps)\n",
+				heap);
+			return EXIT_USAGE;
+		}
+	}
 	if (json)
 		printf("[");
 	rc = for_each_dbg("heaps", show_buffers, (void *)heap);
@@ -489,10 +508,11 @@ static int cmd_buffers(const char *heap)
 static int cmd_stat(void)
 {
 	struct dbg_file f;
-	char b[32];
+	char b[32], path[512];
 	int err;
 
-	err = dbg_read(DEBUGFS_DIR "/summary", &f);
+	snprintf(path, sizeof(path), "%s/summary", dbgdir);
+	err = dbg_read(path, &f);
 	if (err)
 		return debugfs_error(err);
 	if (json) {
@@ -501,12 +521,15 @@ static int cmd_stat(void)
 			json_kv(!k, f.key[k], f.val[k]);
 		printf("}\n");
 	} else {
-		for (int k = 0; k < f.nkv; k++)
+		for (int k = 0; k < f.nkv; k++) {
+			int big = strstr(f.key[k], "bytes") &&
+				  strtoull(f.val[k], NULL, 10) >= 1024;
+
 			printf("%-12s %s%s%s%s\n", f.key[k], f.val[k],
-			       strstr(f.key[k], "bytes") ? " (" : "",
-			       strstr(f.key[k], "bytes") ?
-				       human(f.val[k], b, sizeof(b)) : "",
-			       strstr(f.key[k], "bytes") ? ")" : "");
+			       big ? " (" : "",
+			       big ? human(f.val[k], b, sizeof(b)) : "",
+			       big ? ")" : "");
+		}
 	}
 	dbg_free(&f);
 	return EXIT_OK;
@@ -554,11 +577,14 @@ static int cmd_alloc(const char *heap, unsigned long long size, int cached,
 		return EXIT_FAIL;
 	}
 	fstat((int)a.fd, &st);
-	if (json)
-		printf("{\"heap\": \"%s\", \"size\": %llu, \"cached\": %s, "
-		       "\"fd\": %u, \"ino\": %lu}\n", heap, size,
+	if (json) {
+		printf("{\"heap\": ");
+		json_str(heap);
+		printf(", \"size\": %llu, \"cached\": %s, \"fd\": %u, "
+		       "\"ino\": %lu, \"pid\": %d}\n", size,
 		       cached ? "true" : "false", a.fd,
-		       (unsigned long)st.st_ino);
+		       (unsigned long)st.st_ino, (int)getpid());
+	}
 	else
 		printf("allocated %llu bytes from %s (%s): dma-buf fd %u, "
 		       "ino %lu\n", size, heap, cached ? "cached" : "uncached",
@@ -591,6 +617,7 @@ static int parse_opts(int argc, char **argv, const char *spec,
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "debugfs", required_argument, NULL, 'D' },
 		{ "heap", required_argument, NULL, 'H' },
 		{ "size", required_argument, NULL, 's' },
 		{ "cached", no_argument, NULL, 'c' },
@@ -604,6 +631,9 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		switch (opt) {
 		case 'j':
 			json = 1;
+			break;
+		case 'D':
+			dbgdir = optarg;
 			break;
 		case 'H':
 			cl->heap = optarg;
@@ -636,10 +666,12 @@ static int parse_opts(int argc, char **argv, const char *spec,
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { 0 };
-	const char *cmd;
+	const char *cmd, *env = getenv("ION_DEBUGFS");
 	int rc;
 
-	rc = parse_opts(argc, argv, "+jH:s:ckh", &cl);
+	if (env && *env)
+		dbgdir = env;
+	rc = parse_opts(argc, argv, "+jD:H:s:ckh", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
@@ -647,7 +679,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
-	rc = parse_opts(argc, argv, "jH:s:ckh", &cl);
+	rc = parse_opts(argc, argv, "jD:H:s:ckh", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {

@@ -1,0 +1,400 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tool_ionctl: the ionctl CLI (tools/ionctl.c) against the real module.
+#
+# Every view is compared with the debugfs file it comes from
+# (Documentation/debugfs.rst): heaps, clients, buffers [--heap H], stat,
+# each in table and --json form (the JSON is checked by a small
+# recursive-descent validator below, busybox having no jq).  A buffer held
+# by `ionctl alloc --hold` in the background must show in every view with
+# its real size, heap, flags and owner, and be gone once that ionctl is
+# terminated.  Human sizes (8M, 1.5M, 1.5G) are checked through the byte
+# counts ionctl reports, and the exit codes through bad sizes, bad heaps,
+# a debugfs directory that is not there (--debugfs, $ION_DEBUGFS, and
+# debugfs unmounted in a private mount namespace) and /dev/ion missing
+# (ion.ko unloaded).
+. /etc/rig-lib.sh
+
+D=/sys/kernel/debug/ion
+SYS=ion_system_heap
+T=/tmp/tool_ionctl.$$
+mkdir -p $T
+holders=""
+cleanup() {
+	for p in $holders; do kill -TERM "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf $T
+}
+trap cleanup EXIT
+
+# run <args...>: ionctl's stdout in $T/out, stderr in $T/err, status in $rc.
+run() {
+	ionctl "$@" > $T/out 2> $T/err
+	rc=$?
+}
+
+# expect_rc <want> <case>: the last run exited with <want>.
+expect_rc() {
+	want=$1
+	shift
+	if [ "$rc" = "$want" ]; then
+		ok "$*"
+	else
+		diag "exit status $rc, want $want; stderr: $(head -c 300 $T/err)"
+		not_ok "$*"
+	fi
+}
+
+# check_eq <case> <got> <want>: the case passes when got equals want.
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		diag "got '$2', want '$3'"
+		not_ok "$1"
+	fi
+}
+
+# json_valid <file>: the file is one JSON value (RFC 8259 grammar, no
+# escapes checked beyond \x), nothing after it.
+json_valid() {
+	awk '
+	function ws() { while (pos <= n && index(" \t\r\n", substr(s, pos, 1))) pos++ }
+	function str(   c) {
+		if (substr(s, pos, 1) != "\"") return 0
+		pos++
+		while (pos <= n) {
+			c = substr(s, pos, 1)
+			if (c == "\\") pos += 2
+			else if (c == "\"") { pos++; return 1 }
+			else pos++
+		}
+		return 0
+	}
+	function val(   c, r) {
+		ws()
+		c = substr(s, pos, 1)
+		if (c == "{") return obj()
+		if (c == "[") return arr()
+		if (c == "\"") return str()
+		r = substr(s, pos)
+		if (match(r, /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) {
+			pos += RLENGTH
+			return 1
+		}
+		if (substr(r, 1, 4) == "true" || substr(r, 1, 4) == "null") { pos += 4; return 1 }
+		if (substr(r, 1, 5) == "false") { pos += 5; return 1 }
+		return 0
+	}
+	function obj(   c) {
+		pos++
+		ws()
+		if (substr(s, pos, 1) == "}") { pos++; return 1 }
+		for (;;) {
+			ws()
+			if (!str()) return 0
+			ws()
+			if (substr(s, pos, 1) != ":") return 0
+			pos++
+			if (!val()) return 0
+			ws()
+			c = substr(s, pos, 1)
+			pos++
+			if (c == "}") return 1
+			if (c != ",") return 0
+		}
+	}
+	function arr(   c) {
+		pos++
+		ws()
+		if (substr(s, pos, 1) == "]") { pos++; return 1 }
+		for (;;) {
+			if (!val()) return 0
+			ws()
+			c = substr(s, pos, 1)
+			pos++
+			if (c == "]") return 1
+			if (c != ",") return 0
+		}
+	}
+	{ s = s $0 "\n" }
+	END {
+		n = length(s)
+		pos = 1
+		good = val()
+		ws()
+		exit !(good && pos > n)
+	}' "$1"
+}
+
+# json_obj <file> <"key": value>: the JSON objects (one per line, without
+# braces) that contain that exact member.
+json_obj() {
+	tr '{}' '\n\n' < "$1" | grep -E "(^|, )$2(,|\$)"
+}
+
+# json_get <line> <key>: the raw value of "key" in an object line.
+json_get() {
+	echo "$1" | sed -nE "s/.*\"$2\": (\"[^\"]*\"|[^,}]*).*/\1/p" | head -n1
+}
+
+# dfs_key <file> <key>: a "key: value" line of a debugfs file.
+dfs_key() { sed -n "s/^$2: //p" "$1" | head -n1; }
+
+# dfs_cell <file> <column> <value> <column2>: column2 of the table row
+# whose column reads value.
+dfs_cell() {
+	awk -F'\t' -v k="$2" -v v="$3" -v c="$4" '
+		!t { if ($0 == "") t = 1; next }
+		t == 1 { for (i = 1; i <= NF; i++) h[$i] = i; t = 2; next }
+		$h[k] == v { print $h[c]; exit }' "$1"
+}
+
+# wait_for <file> <pattern>: until the file has a matching line (a hang
+# guard of 30 s, not a timing check).
+wait_for() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$2" "$1"
+}
+
+# ---- --help and usage -------------------------------------------------------
+run --help
+expect_rc 0 "--help exits 0"
+check "--help prints usage, examples and the exit codes on stdout" \
+	sh -c "grep -q '^usage: ionctl' $T/out && grep -q '^examples:' $T/out &&
+	       grep -q 'alloc --heap' $T/out && grep -q '^exit codes:' $T/out"
+run
+expect_rc 2 "no command: exit 2"
+check "no command: usage on stderr" grep -q '^usage: ionctl' $T/err
+run frobnicate
+expect_rc 2 "unknown command: exit 2"
+run stat --bogus
+expect_rc 2 "unknown option: exit 2"
+run stat extra
+expect_rc 2 "unexpected argument: exit 2"
+
+# ---- heaps ------------------------------------------------------------------
+run heaps
+expect_rc 0 "heaps exits 0"
+nheaps=0
+bad=""
+for f in $D/heaps/*; do
+	h=${f##*/}
+	nheaps=$((nheaps + 1))
+	line=$(awk -v h="$h" '$1 == h' $T/out)
+	want="$(dfs_key "$f" type) $(dfs_key "$f" id) $(dfs_key "$f" buffers)"
+	got=$(echo "$line" | awk '{ print $2, $3, $8 }')
+	[ "$got" = "$want" ] || bad="$bad $h(got '$got' want '$want')"
+done
+[ -z "$bad" ] || diag "heaps:$bad"
+[ -z "$bad" ] && [ $nheaps -gt 0 ] && [ "$(($(wc -l < $T/out) - 1))" = $nheaps ] &&
+	ok "heaps: one row per debugfs heap file, type, id and buffers as debugfs says" ||
+	not_ok "heaps: one row per debugfs heap file, type, id and buffers as debugfs says"
+ids=$(awk 'NR > 1 { print $3 }' $T/out | tr '\n' ' ')
+sorted=$(awk 'NR > 1 { print $3 }' $T/out | sort -rn | tr '\n' ' ')
+check_eq "heaps: in priority order, highest id first ($ids)" "$ids" "$sorted"
+
+run --json heaps
+expect_rc 0 "--json heaps exits 0"
+check "--json heaps is valid JSON" json_valid $T/out
+bad=""
+for f in $D/heaps/*; do
+	h=${f##*/}
+	o=$(json_obj $T/out "\"name\": \"$h\"")
+	for k in type id buffers bytes allocs; do
+		[ "$(json_get "$o" $k)" = "$(dfs_key "$f" $k)" ] ||
+			bad="$bad $h.$k=$(json_get "$o" $k)"
+	done
+done
+[ -z "$bad" ] || diag "--json heaps:$bad"
+check "--json heaps: type, id, buffers, bytes, allocs of every heap as debugfs says" \
+	[ -z "$bad" ]
+
+# ---- alloc --hold, then every view -------------------------------------------
+stat0=$(dfs_key $D/summary bytes)
+buf0=$(dfs_key $D/summary buffers)
+ionctl alloc --heap $SYS --size 8M --cached --hold > $T/hold1 2>&1 &
+p1=$!
+holders="$p1"
+if wait_for $T/hold1 '^holding'; then
+	ok "alloc --heap $SYS --size 8M --cached --hold: allocates and holds"
+else
+	diag "$(cat $T/hold1)"
+	not_ok "alloc --heap $SYS --size 8M --cached --hold: allocates and holds"
+fi
+check "alloc: 8M is 8388608 bytes, cached, from $SYS" \
+	grep -q "^allocated 8388608 bytes from $SYS (cached): dma-buf fd [0-9]*, ino [0-9]*" $T/hold1
+ino1=$(sed -n 's/.* ino \([0-9]*\)$/\1/p' $T/hold1)
+id1=$(dfs_cell $D/heaps/$SYS ino "$ino1" buffer)
+diag "held buffer: ino $ino1, debugfs buffer id $id1, owner ionctl-$p1"
+check_eq "debugfs: the held buffer is in $SYS, 8388608 bytes, flags 0x1, owner ionctl-$p1" \
+	"$(dfs_cell $D/heaps/$SYS ino "$ino1" size) $(dfs_cell $D/heaps/$SYS ino "$ino1" flags) $(dfs_cell $D/heaps/$SYS ino "$ino1" owner)" \
+	"8388608 0x1 ionctl-$p1"
+
+run buffers
+expect_rc 0 "buffers exits 0"
+row=$(awk -v id="$id1" '$1 == id' $T/out)
+diag "buffers: $row"
+check_eq "buffers: the held buffer's row: $SYS, 8.0M, 0x1, ionctl-$p1" \
+	"$(echo "$row" | awk '{ print $2, $3, $4, $5 }')" \
+	"$SYS 8.0M 0x1 ionctl-$p1"
+check_eq "buffers: as many rows as debugfs has buffers" \
+	"$(($(wc -l < $T/out) - 1))" \
+	"$(dfs_key $D/summary buffers)"
+run buffers --heap $SYS
+check "buffers --heap $SYS: lists the held buffer" \
+	sh -c "[ $rc = 0 ] && awk '\$1 == \"$id1\" && \$2 == \"$SYS\"' $T/out | grep -q ."
+other=""
+for f in $D/heaps/*; do [ "${f##*/}" != $SYS ] && other=${f##*/} && break; done
+if [ -n "$other" ]; then
+	run buffers --heap "$other"
+	check "buffers --heap $other: not the $SYS buffer, only $other rows" \
+		sh -c "[ $rc = 0 ] && ! awk '\$1 == \"$id1\"' $T/out | grep -q . &&
+		       ! awk 'NR > 1 && \$2 != \"$other\"' $T/out | grep -q ."
+else
+	skip "buffers --heap <other heap>" "only one heap"
+fi
+
+run --json buffers
+expect_rc 0 "--json buffers exits 0"
+check "--json buffers is valid JSON" json_valid $T/out
+o=$(json_obj $T/out "\"ino\": $ino1")
+diag "--json buffers: {$o}"
+check_eq "--json buffers: the held buffer: heap, buffer id, size 8388608, flags, owner, handles as debugfs" \
+	"$(json_get "$o" heap) $(json_get "$o" buffer) $(json_get "$o" size) $(json_get "$o" flags) $(json_get "$o" owner) $(json_get "$o" handles)" \
+	"\"$SYS\" $id1 8388608 \"0x1\" \"ionctl-$p1\" $(dfs_cell $D/heaps/$SYS ino "$ino1" handles)"
+
+# A second holder, uncached, sized 1.5M, allocated with --json.
+ionctl --json alloc --heap $SYS --size 1.5M --hold > $T/hold2 2>&1 &
+p2=$!
+holders="$p1 $p2"
+wait_for $T/hold2 '"ino"'
+check "--json alloc --hold is valid JSON" json_valid $T/hold2
+o=$(cat $T/hold2)
+ino2=$(json_get "$o" ino)
+check_eq "--json alloc: 1.5M is 1572864 bytes, uncached, from $SYS, pid $p2" \
+	"$(json_get "$o" heap) $(json_get "$o" size) $(json_get "$o" cached) $(json_get "$o" pid)" \
+	"\"$SYS\" 1572864 false $p2"
+check_eq "debugfs: the uncached buffer: 1572864 bytes, flags 0x0, owner ionctl-$p2" \
+	"$(dfs_cell $D/heaps/$SYS ino "$ino2" size) $(dfs_cell $D/heaps/$SYS ino "$ino2" flags) $(dfs_cell $D/heaps/$SYS ino "$ino2" owner)" \
+	"1572864 0x0 ionctl-$p2"
+run buffers --heap $SYS
+id2=$(dfs_cell $D/heaps/$SYS ino "$ino2" buffer)
+check_eq "buffers: the uncached buffer's row: 1.5M, 0x0, ionctl-$p2" \
+	"$(awk -v id="$id2" '$1 == id { print $3, $4, $5 }' $T/out)" \
+	"1.5M 0x0 ionctl-$p2"
+
+run clients
+expect_rc 0 "clients exits 0"
+check_eq "clients: a user client ionctl-$p1 with pid $p1 (fd ABI: 0 handles)" \
+	"$(awk -v n="ionctl-$p1" '$1 == n { print $2, $3, $4 }' $T/out)" \
+	"user $p1 0"
+check_eq "clients: as many rows as debugfs has client files" \
+	"$(($(wc -l < $T/out) - 1))" \
+	"$(ls $D/clients | wc -l)"
+run --json clients
+check "--json clients is valid JSON" json_valid $T/out
+o=$(json_obj $T/out "\"name\": \"ionctl-$p2\"")
+check_eq "--json clients: ionctl-$p2: kind, pid, handles, bytes as debugfs" \
+	"$(json_get "$o" kind) $(json_get "$o" pid) $(json_get "$o" handles) $(json_get "$o" bytes)" \
+	"\"user\" $p2 $(dfs_key $D/clients/ionctl-$p2 handles) $(dfs_key $D/clients/ionctl-$p2 bytes)"
+
+run stat
+expect_rc 0 "stat exits 0"
+check_eq "stat: buffers and bytes as debugfs summary says" \
+	"$(awk '$1 == "buffers" || $1 == "bytes" { print $2 }' $T/out | tr '\n' ' ')" \
+	"$(dfs_key $D/summary buffers) $(dfs_key $D/summary bytes) "
+run --json stat
+check "--json stat is valid JSON" json_valid $T/out
+o=$(tr -d '{}' < $T/out)
+check_eq "--json stat: buffers $((buf0 + 2)), bytes $((stat0 + 8388608 + 1572864)) (before + the two held)" \
+	"$(json_get "$o" buffers) $(json_get "$o" bytes) $(json_get "$o" clients)" \
+	"$((buf0 + 2)) $((stat0 + 8388608 + 1572864)) $(dfs_key $D/summary clients)"
+
+# ---- the holders go ------------------------------------------------------------
+kill -TERM $p1 $p2
+wait $p1
+r1=$?
+wait $p2
+r2=$?
+holders=""
+check_eq "alloc --hold: SIGTERM ends both holders with status 0" "$r1 $r2" "0 0"
+run --json buffers
+check "--json buffers: neither held buffer left" \
+	sh -c "! grep -Eq '\"ino\": ($ino1|$ino2)[,}]' $T/out"
+run stat
+check_eq "stat: bytes and buffers back to $stat0 / $buf0" \
+	"$(awk '$1 == "buffers" || $1 == "bytes" { print $2 }' $T/out | tr '\n' ' ')" \
+	"$buf0 $stat0 "
+check "debugfs: no client file of either holder left" \
+	[ ! -e $D/clients/ionctl-$p1 -a ! -e $D/clients/ionctl-$p2 ]
+
+# ---- sizes and heaps on the command line ---------------------------------------
+run --json alloc --heap $SYS --size 4096
+check "alloc --size 4096 (plain bytes) allocates 4096 bytes and exits 0" \
+	sh -c "[ $rc = 0 ] && grep -q '\"size\": 4096,' $T/out"
+if [ -e $D/heaps/ion_carveout_heap ]; then
+	run alloc --heap ion_carveout_heap --size 1.5G
+	expect_rc 1 "alloc 1.5G from the 64M carveout: exit 1 (allocation failed)"
+	check "alloc: 1.5G is 1610612736 bytes (in the error message)" \
+		grep -q 'allocating 1610612736 bytes from ion_carveout_heap' $T/err
+else
+	skip "alloc 1.5G from the carveout" "no carveout heap"
+fi
+for s in 8Q abc -1 0 0.1K 1.5 ''; do
+	run alloc --heap $SYS --size "$s"
+	[ $rc = 2 ] && grep -Eq 'bad size|non-zero --size' $T/err &&
+		ok "alloc --size '$s': exit 2, bad size" ||
+		{ diag "rc $rc: $(cat $T/err)"; not_ok "alloc --size '$s': exit 2, bad size"; }
+done
+run alloc --heap $SYS
+expect_rc 2 "alloc without --size: exit 2"
+run alloc --heap no_such_heap --size 8M
+expect_rc 2 "alloc --heap no_such_heap: exit 2"
+check "alloc --heap no_such_heap: says there is no such heap" \
+	grep -q "no heap named 'no_such_heap'" $T/err
+run buffers --heap no_such_heap
+expect_rc 2 "buffers --heap no_such_heap: exit 2"
+check "buffers --heap no_such_heap: says there is no such heap" \
+	grep -q "no heap named 'no_such_heap'" $T/err
+
+# ---- debugfs missing ---------------------------------------------------------------
+for c in stat clients buffers heaps; do
+	run --debugfs /nonexistent/ion $c
+	[ $rc = 3 ] && grep -q 'not found: is debugfs mounted' $T/err &&
+		ok "--debugfs /nonexistent/ion $c: exit 3, says debugfs is not mounted" ||
+		{ diag "rc $rc: $(cat $T/err)"; not_ok "--debugfs /nonexistent/ion $c: exit 3, says debugfs is not mounted"; }
+done
+ION_DEBUGFS=/nonexistent/ion ionctl buffers > $T/out 2> $T/err
+rc=$?
+expect_rc 3 "ION_DEBUGFS=/nonexistent/ion ionctl buffers: exit 3"
+run --debugfs $D stat
+expect_rc 0 "--debugfs $D stat: exit 0 (the knob points at the real directory too)"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'umount /sys/kernel/debug && exec ionctl stat' > $T/out 2> $T/err
+	rc=$?
+	expect_rc 3 "debugfs unmounted (private mount namespace): ionctl stat exits 3"
+	check "debugfs unmounted: says so" grep -q 'is debugfs mounted' $T/err
+else
+	skip "debugfs unmounted in a private mount namespace" "no unshare"
+fi
+
+# ---- /dev/ion missing -------------------------------------------------------------
+if rmmod ion 2>/dev/null; then
+	run heaps
+	expect_rc 4 "ion.ko unloaded: heaps exits 4"
+	check "ion.ko unloaded: says /dev/ion is missing" grep -q 'is ion.ko loaded' $T/err
+	run alloc --heap $SYS --size 1M
+	expect_rc 4 "ion.ko unloaded: alloc exits 4"
+	run stat
+	expect_rc 3 "ion.ko unloaded: stat exits 3 (no $D)"
+	check "ion.ko loads again" modprobe ion
+else
+	skip "ionctl with ion.ko unloaded" "ion.ko is in use"
+fi
+rig_exit
