@@ -182,29 +182,6 @@ static int consumer(int sock)
 	return tap_exit();
 }
 
-/* Is there a client file "<anything>-<pid>" in debugfs? */
-static int pl_client_left(pid_t pid)
-{
-	char suffix[24];
-	struct dirent *e;
-	DIR *d = opendir(IT_DEBUGFS "/clients");
-	int found = 0;
-
-	if (!d)
-		return -1;
-	snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name), k = strlen(suffix);
-
-		if (n > k && !strcmp(e->d_name + n - k, suffix)) {
-			tap_diag("client file left: %s", e->d_name);
-			found = 1;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 static int pl_wait(pid_t pid, const char *who)
 {
 	int st = 0;
@@ -218,34 +195,26 @@ static int pl_wait(pid_t pid, const char *who)
 
 int main(void)
 {
-	struct iv_node nodes[IV_MAX_NODES];
-	long long buffers0, bytes0, buffers, bytes;
 	const struct iv_node *node;
-	struct it_heaps hs;
-	int ion, n = 0, ret, sv[2], left;
+	struct iv_prog p;
+	int ret, sv[2], left;
 	pid_t prod, cons;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ion = it_setup(&hs);
-	it_summary(&buffers0, &bytes0);
-	close(ion);	/* the parent holds nothing of ion while they run */
-	ret = iv_vivid_setup(nodes, &n);
-	if (ret == -ENOENT) {
-		tap_skip("vivid -> ion buffer -> second process", "vivid module not available");
-		return 0;
-	}
-	node = iv_node(nodes, n, 0, V4L2_CAP_VIDEO_CAPTURE);
-	if (!tap_ok(!ret && node, "vivid loaded, capture node of the vmalloc instance found")) {
-		iv_unload("vivid");
-		return tap_exit();
-	}
-	if (!it_heap_find(&hs, ION_SYSTEM_HEAP_NAME)) {
+	iv_prog_begin(&p);
+	close(p.ion);	/* the parent holds nothing of ion while they run */
+	p.ion = -1;
+	if (!it_heap_find(&p.hs, ION_SYSTEM_HEAP_NAME)) {
 		tap_skip("vivid -> ion buffer -> second process", "no system heap");
-		iv_unload("vivid");
 		return 0;
 	}
+	ret = iv_prog_vivid(&p, "vivid -> ion buffer -> second process",
+			    "capture nodes of both instances found");
+	if (ret <= 0)
+		return iv_prog_abort(&p);
+	node = iv_node(p.nodes, p.n, 0, V4L2_CAP_VIDEO_CAPTURE);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		tap_ok(0, "socketpair");
+		iv_unload("vivid");
 		return 1;
 	}
 	prod = fork();
@@ -263,15 +232,9 @@ int main(void)
 	pl_wait(prod, "producer");
 	pl_wait(cons, "consumer");
 
-	ret = it_summary(&buffers, &bytes);
-	if (ret || buffers != buffers0 || bytes != bytes0)
-		tap_diag("summary: buffers %lld -> %lld, bytes %lld -> %lld",
-			 buffers0, buffers, bytes0, bytes);
-	tap_ok(!ret && buffers == buffers0 && bytes == bytes0,
-	       "debugfs summary back to %lld buffers after both exited", buffers0);
-	left = pl_client_left(prod);
-	left |= pl_client_left(cons);
+	iv_prog_summary_back(&p, " after both exited");
+	left = it_clients_of(prod);
+	left |= it_clients_of(cons);
 	tap_ok(left == 0, "no debugfs client file left for the producer's or the consumer's pid");
-	tap_ok(!iv_unload("vivid"), "vivid unloads (no reference left behind)");
-	return tap_exit();
+	return iv_prog_end(&p, "vivid");
 }

@@ -57,9 +57,7 @@ static void exp_dma(int ion, int tfd, unsigned int src, const char *what,
 		tap_diag("ION_TEST_IOC_DMA: %s", strerror(-ret));
 		goto out;
 	}
-	it_sync(b.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	off = it_check(b.map, ION_TEST_MAX_XFER, seed);
-	it_sync(b.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	off = iv_buf_check(&b, ION_TEST_MAX_XFER, seed);
 	if (off >= 0)
 		tap_diag("first difference at %ld (src dma %#llx dst dma %#llx)",
 			 off, (unsigned long long)d.src_dma,
@@ -191,7 +189,7 @@ static void exp_run(int ion, const struct iv_node *node, int inst,
 			  "expbuf %s: ION_IOC_SYNC refuses it too", what);
 	}
 	/* vb2 allocates whole pages; QUERYBUF reports the plane's size. */
-	exp_ion_test(ion, efd, what, iv_round_page(qb.length), 11 + inst, hs);
+	exp_ion_test(ion, efd, what, it_round_page(qb.length), 11 + inst, hs);
 	close(efd);
 out_unmap:
 	munmap(p, qb.length);
@@ -204,36 +202,17 @@ out:
 
 int main(void)
 {
-	struct iv_node nodes[IV_MAX_NODES];
-	long long buffers0, bytes0, buffers, bytes;
-	struct it_heaps hs;
-	int ion, n = 0, ret, inst;
+	struct iv_prog p;
+	int inst, ret;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ion = it_setup(&hs);
-	it_summary(&buffers0, &bytes0);
-	ret = iv_vivid_setup(nodes, &n);
-	if (ret == -ENOENT) {
-		tap_skip("vivid buffers exported with VIDIOC_EXPBUF", "vivid module not available");
-		close(ion);
-		return 0;
-	}
-	if (!tap_ok(!ret, "vivid loaded (" IV_VIVID_ARGS "), capture nodes of both instances found")) {
-		iv_unload("vivid");
-		close(ion);
-		return tap_exit();
-	}
+	iv_prog_begin(&p);
+	ret = iv_prog_vivid(&p, "vivid buffers exported with VIDIOC_EXPBUF",
+			    "capture nodes of both instances found");
+	if (ret <= 0)
+		return iv_prog_abort(&p);
 	for (inst = 0; inst < 2; inst++)
-		exp_run(ion, iv_node(nodes, n, inst, V4L2_CAP_VIDEO_CAPTURE),
-			inst, &hs);
-
-	tap_ok(!iv_unload("vivid"), "vivid unloads (no reference left behind)");
-	ret = it_summary(&buffers, &bytes);
-	if (ret || buffers != buffers0 || bytes != bytes0)
-		tap_diag("summary: buffers %lld -> %lld, bytes %lld -> %lld",
-			 buffers0, buffers, bytes0, bytes);
-	tap_ok(!ret && buffers == buffers0 && bytes == bytes0,
-	       "every ion buffer freed (debugfs summary back to %lld buffers)", buffers0);
-	close(ion);
-	return tap_exit();
+		exp_run(p.ion, iv_node(p.nodes, p.n, inst,
+				       V4L2_CAP_VIDEO_CAPTURE),
+			inst, &p.hs);
+	return iv_prog_end(&p, "vivid");
 }

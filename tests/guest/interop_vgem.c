@@ -140,6 +140,7 @@ static int vg_map_dumb(int card, __u32 handle, __u64 *offset)
 /* Compare vgem's view (fd @vfd) with ion's mapping, both directions. */
 static void vg_bytes(const char *heap, struct iv_buf *b, int vfd)
 {
+	struct iv_buf vb = { .fd = vfd, .len = b->len };
 	unsigned char *v;
 	long off;
 
@@ -148,20 +149,15 @@ static void vg_bytes(const char *heap, struct iv_buf *b, int vfd)
 		tap_diag("mmap: %s", strerror(errno));
 		return;
 	}
-	it_sync(vfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	off = it_check(v, b->len, 7);
-	it_sync(vfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	vb.map = v;
+	off = iv_buf_check(&vb, vb.len, 7);
 	if (off >= 0)
 		tap_diag("first difference at %ld", off);
 	tap_ok(off < 0, "vgem %s: vgem's buffer holds the bytes the CPU wrote through the ion mapping",
 	       heap);
 
-	it_sync(vfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
-	it_fill(v, b->len, 99);
-	it_sync(vfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
-	it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	off = it_check(b->map, b->len, 99);
-	it_sync(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	iv_buf_pattern(&vb, 99);
+	off = iv_buf_check(b, b->len, 99);
 	if (off >= 0)
 		tap_diag("first difference at %ld", off);
 	tap_ok(off < 0, "vgem %s: bytes written through vgem's fd show in the ion mapping",
@@ -180,11 +176,7 @@ static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 
 	ret = iv_buf_alloc(ion, heap->heap_id, VG_LEN, &b);
 	if (!ret)
-		ret = it_sync(b.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
-	if (!ret) {
-		it_fill(b.map, b.len, 7);
-		ret = it_sync(b.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
-	}
+		ret = iv_buf_pattern(&b, 7);
 	if (!tap_ok(!ret, "vgem %s: allocate, map and fill a %d KiB ion buffer",
 		    name, VG_LEN / 1024)) {
 		tap_diag("%s", strerror(-ret));
@@ -271,39 +263,25 @@ static void vg_foreign(int ion, int card)
 
 int main(void)
 {
-	long long buffers0, bytes0, buffers, bytes;
-	struct it_heaps hs;
+	struct iv_prog p;
 	char path[32];
-	int ion, card, ret;
+	int card;
 	unsigned int h;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ion = it_setup(&hs);
-	it_summary(&buffers0, &bytes0);
+	iv_prog_begin(&p);
 	if (iv_load("vgem", NULL)) {
 		tap_skip("vgem imports ion buffers", "vgem module not available");
-		close(ion);
-		return 0;
+		return iv_prog_abort(&p);
 	}
 	card = vg_open_card(path, sizeof(path));
 	if (!tap_ok(card >= 0, "vgem loaded, its DRM card found by DRM_IOCTL_VERSION")) {
 		iv_unload("vgem");
-		close(ion);
-		return tap_exit();
+		return iv_prog_abort(&p);
 	}
 	tap_diag("vgem is %s", path);
-	for (h = 0; h < hs.cnt; h++)
-		vg_run(ion, card, &hs.h[h]);
-	vg_foreign(ion, card);
+	for (h = 0; h < p.hs.cnt; h++)
+		vg_run(p.ion, card, &p.hs.h[h]);
+	vg_foreign(p.ion, card);
 	close(card);
-
-	tap_ok(!iv_unload("vgem"), "vgem unloads (no reference left behind)");
-	ret = it_summary(&buffers, &bytes);
-	if (ret || buffers != buffers0 || bytes != bytes0)
-		tap_diag("summary: buffers %lld -> %lld, bytes %lld -> %lld",
-			 buffers0, buffers, bytes0, bytes);
-	tap_ok(!ret && buffers == buffers0 && bytes == bytes0,
-	       "every ion buffer freed (debugfs summary back to %lld buffers)", buffers0);
-	close(ion);
-	return tap_exit();
+	return iv_prog_end(&p, "vgem");
 }

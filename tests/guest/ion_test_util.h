@@ -290,6 +290,14 @@ static inline long it_page(void)
 	return sysconf(_SC_PAGESIZE);
 }
 
+/* @len rounded up to whole pages (what a buffer of @len really takes). */
+static inline size_t it_round_page(size_t len)
+{
+	size_t pg = (size_t)it_page();
+
+	return (len + pg - 1) / pg * pg;
+}
+
 static inline long long it_now_ms(void)
 {
 	struct timespec ts;
@@ -601,17 +609,58 @@ static inline int it_summary(long long *buffers, long long *bytes)
 	return (*buffers < 0 || *bytes < 0) ? -EPROTO : 0;
 }
 
+/*
+ * Column @col ("size", "handles", "attachments", ...) of the row of the
+ * dma-buf behind @buf_fd in heap @heap's debugfs file, as a number; -1 when
+ * the heap does not list that buffer or has no such column.
+ */
+static inline long long it_buffer_num(int buf_fd, const char *heap,
+				      const char *col)
+{
+	struct it_dfs d;
+	const char *v;
+	long long ret = -1;
+
+	if (it_dfs_load_heap(&d, heap))
+		return -1;
+	v = it_dfs_cell(&d, it_dfs_find_ino(&d, buf_fd), col);
+	if (v)
+		ret = strtoll(v, NULL, 0);
+	it_dfs_free(&d);
+	return ret;
+}
+
 /* Is the dma-buf behind @buf_fd listed in heap @heap's debugfs file? */
 static inline int it_buffer_in_heap(int buf_fd, const char *heap)
 {
-	struct it_dfs d;
-	int row;
+	return it_buffer_num(buf_fd, heap, "ino") >= 0;
+}
 
-	if (it_dfs_load_heap(&d, heap))
-		return 0;
-	row = it_dfs_find_ino(&d, buf_fd);
-	it_dfs_free(&d);
-	return row >= 0;
+/*
+ * Client files ("<comm>-<pid>") debugfs still has for process @pid, each
+ * named in a diagnostic; -1 when the clients directory cannot be read.
+ */
+static inline int it_clients_of(pid_t pid)
+{
+	char suffix[24];
+	struct dirent *e;
+	DIR *d = opendir(IT_DEBUGFS "/clients");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name), k = strlen(suffix);
+
+		if (l > k && !strcmp(e->d_name + l - k, suffix)) {
+			tap_diag("client file of pid %d: %s", (int)pid,
+				 e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
 }
 
 /* Name of the heap whose debugfs file lists @buf_fd, "" if none. */
