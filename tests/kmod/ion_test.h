@@ -35,6 +35,10 @@
  *		  addresses are IOVAs), 0 for direct DMA (physical addresses)
  * @max_xfer:	  largest ION_TEST_IOC_DMA length
  * @attr_query:	  1 when ION_TEST_IOC_ATTR reports page-table attributes
+ * @coherent:	  1 when the kernel treats edu's DMA as cache coherent (no
+ *		  cache maintenance on map and sync), 0 when every map and
+ *		  sync for it cleans or invalidates the CPU caches
+ * @iommu_group:  edu's IOMMU group number, -1 when it has none
  * @reserved:	  0
  */
 struct ion_test_info {
@@ -43,7 +47,9 @@ struct ion_test_info {
 	__u32 iommu;
 	__u32 max_xfer;
 	__u32 attr_query;
-	__u32 reserved[3];
+	__u32 coherent;
+	__s32 iommu_group;
+	__u32 reserved;
 };
 
 #define ION_TEST_MODE_CLIENT	1	/* ion kernel client (ion_import_fd) */
@@ -130,7 +136,10 @@ struct ion_test_dma {
  * @kernel_bits: out: cache-attribute bits of the linear-map PTE of the
  *		 buffer's first page (x86: _PAGE_PWT | _PAGE_PCD | _PAGE_PAT;
  *		 0 is write-back, _PAGE_PWT alone is write-combining with
- *		 Linux's PAT layout)
+ *		 Linux's PAT layout; arm64: AttrIndx in bits 2:0 and the
+ *		 MAIR_EL1 attribute byte it selects in bits 15:8, 0xff or
+ *		 0xf0 (MTE tagged) Normal write-back, 0x44 Normal
+ *		 non-cacheable)
  * @user_bits:	 out: the same for the PTE mapping @uaddr
  * @kernel_err:	 out: 0 or -errno for @kernel_bits
  * @user_err:	 out: 0 or -errno for @user_bits (-ENOENT when @uaddr is 0)

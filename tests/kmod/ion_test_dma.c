@@ -126,6 +126,8 @@ long ion_test_ioc_info(void __user *uarg)
 		.iommu = ion_test_edu_iommu(),
 		.max_xfer = ION_TEST_MAX_XFER,
 		.attr_query = ION_TEST_HAVE_ATTR,
+		.coherent = ion_test_edu_coherent(),
+		.iommu_group = ion_test_edu_iommu_group(),
 	};
 
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;

@@ -9,7 +9,8 @@
  * edu device (dma-buf mode).  Closing the file drops every import and the
  * client, so debugfs shows the client exactly while the file is open.
  *
- * Without an IOMMU, edu reaches only the low 256 MiB, and DMA-direct has
+ * Without an IOMMU, edu reaches only what its DMA mask covers (the low
+ * 256 MiB with QEMU's default 28 bits, on x86), and DMA-direct has
  * no quiet way to refuse memory above a device's mask (it warns).  So
  * before mapping, ion_test looks at the buffer's pages (through its ion
  * client in client mode; in dma-buf mode, which takes any exporter's

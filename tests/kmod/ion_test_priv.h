@@ -71,11 +71,13 @@ int ion_test_edu_register(void);
 void ion_test_edu_unregister(void);
 struct device *ion_test_edu_device(void);
 bool ion_test_edu_iommu(void);
+bool ion_test_edu_coherent(void);
+int ion_test_edu_iommu_group(void);
 unsigned int ion_test_edu_dma_bits(void);
 int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram);
 
-/* ion_test_x86.c: page-table attributes (stubs elsewhere) */
-#if IS_ENABLED(CONFIG_X86)
+/* ion_test_x86.c, ion_test_arm64.c: page-table attributes (else stubs) */
+#if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 #define ION_TEST_HAVE_ATTR	1
 int ion_test_kernel_attr(struct page *page, u64 *bits);
 int ion_test_user_attr(unsigned long uaddr, u64 *bits);
