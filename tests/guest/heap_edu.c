@@ -5,9 +5,17 @@
  * ion_test importing as an ion kernel client and as a plain dma-buf
  * importer.  Also: ion_phys answers for contiguous heaps and fails with
  * -ENODEV for the system heap; without an IOMMU a buffer beyond edu's
- * 28-bit mask is refused cleanly (and left untouched); with an IOMMU the
- * DMA addresses are IOVAs, shown beside the physical ones.
+ * DMA mask (28 bits on x86; 40 on arm64 virt, whose RAM starts at 1 GiB,
+ * so nothing is beyond it there) is refused cleanly (and left untouched)
+ * and the DMA addresses are the physical ones; with an IOMMU they are
+ * IOVAs, shown beside the physical ones.  Which path edu takes (direct or
+ * translated, coherent or not) is reported, and checked against sysfs:
+ * edu is translated exactly when it is in an IOMMU group (the rig never
+ * boots an identity-mapped IOMMU).  The CPU's side of every round trip is
+ * bracketed by DMA_BUF_IOCTL_SYNC, as for any device.
  */
+#include <dirent.h>
+
 #include "heap_util.h"
 
 #define LEN	(64 * 1024)
@@ -105,6 +113,11 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		 info->iommu ? "IOVAs" : "physical");
 	tap_ok(!ret && bad < 0, "%s %s %s: edu round trip", kh->name, cname,
 	       ht_mode_name(mode));
+	/* Client mode knows the pages: direct DMA uses their addresses. */
+	if (!info->iommu && mode == ION_TEST_MODE_CLIENT)
+		tap_ok(si.dma_addr == si.cpu_phys && di.dma_addr == di.cpu_phys,
+		       "%s %s %s: direct DMA addresses are the physical ones",
+		       kh->name, cname, ht_mode_name(mode));
 out_release:
 	ht_release(tfd, di.slot);
 	ht_release(tfd, si.slot);
@@ -146,6 +159,76 @@ static void phys_case(int ion, int tfd, const struct it_heap *kh)
 	close(buf);
 }
 
+/* Does sysfs file @dir/@dev/@attr start with @want? */
+static int sysfs_is(const char *dir, const char *dev, const char *attr,
+		    const char *want)
+{
+	char path[600], *v = NULL;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, dev, attr);
+	if (it_read_file(path, &v) < 0)
+		return 0;
+	ret = v && !strncmp(v, want, strlen(want));
+	free(v);
+	return ret;
+}
+
+/* sysfs directory of the edu PCI device (1234:11e8) in @buf, or -ENOENT. */
+static int edu_sysfs(char *buf, size_t size)
+{
+	static const char dir[] = "/sys/bus/pci/devices";
+	struct dirent *e;
+	int found = -ENOENT;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while (found && (e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    !sysfs_is(dir, e->d_name, "vendor", "0x1234") ||
+		    !sysfs_is(dir, e->d_name, "device", "0x11e8"))
+			continue;
+		snprintf(buf, size, "%s/%s", dir, e->d_name);
+		found = 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Which path edu's DMA takes, and does sysfs agree with ion_test? */
+static void path_case(const struct ion_test_info *info)
+{
+	char dev[600], link[700], target[256];
+	const char *group = NULL;
+	ssize_t n;
+
+	tap_diag("edu: %s, %u-bit DMA, %s, %s, IOMMU group %d", "bound",
+		 info->dma_bits,
+		 info->iommu ? "translated by an IOMMU (IOVAs)" :
+			       "direct (physical addresses)",
+		 info->coherent ? "DMA-coherent" : "non-coherent",
+		 info->iommu_group);
+	if (edu_sysfs(dev, sizeof(dev))) {
+		tap_ok(0, "edu found in /sys/bus/pci/devices");
+		return;
+	}
+	snprintf(link, sizeof(link), "%s/iommu_group", dev);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		group = strrchr(target, '/');
+		group = group ? group + 1 : target;
+	}
+	tap_diag("%s: iommu_group %s", dev, group ? group : "(none)");
+	tap_ok(group ? info->iommu_group == atoi(group) :
+		       info->iommu_group < 0,
+	       "edu's IOMMU group is the one sysfs shows");
+	tap_ok(!!info->iommu == (info->iommu_group >= 0),
+	       "edu is translated exactly when it has an IOMMU group (%s)",
+	       info->iommu ? "translated" : "direct");
+}
+
 int main(void)
 {
 	static const unsigned int modes[] = {
@@ -162,8 +245,10 @@ int main(void)
 		tap_ok(0, "open " HT_TEST_DEV);
 		return tap_exit();
 	}
-	tap_diag("edu: %s, %u-bit DMA, %s", info.has_edu ? "bound" : "absent",
-		 info.dma_bits, info.iommu ? "behind an IOMMU" : "direct");
+	if (info.has_edu)
+		path_case(&info);
+	else
+		tap_skip("edu's DMA path", "no edu device");
 
 	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
 		const struct it_heap *kh = &it_known_heaps[i];
