@@ -1,18 +1,250 @@
 // SPDX-License-Identifier: MIT
 /*
  * heap_cache: cached and uncached buffers really get different memory
- * types.  For every heap, ion_test reads the cache bits of the PTE of the
+ * types, and the architecture's cache code does what it says.
+ *
+ * x86: for every heap, ion_test reads the cache bits of the PTE of the
  * buffer's first page in the kernel's linear map and in this process's
  * mmap: both write-back (0) for ION_FLAG_CACHED, both write-combining
  * (_PAGE_PWT, 0x8, with Linux's PAT layout) without it.  On x86 PAT keeps
  * RAM memory types in page flags, so /sys/kernel/debug/x86/pat_memtype_list
  * (shown when present) lists no ion buffer; the PTEs are the evidence.
+ *
+ * arm64 (kernel/heaps/ion_cache_arm64.c): ion_test reports the MAIR_EL1
+ * memory type of the same two descriptors.  The user mapping is Normal
+ * write-back (0xff) for cached buffers and Normal non-cacheable (0x44)
+ * for uncached ones; the linear map stays Normal write-back (0xff, or 0xf0
+ * tagged with MTE) for both, as arm64 has no set_memory_wc().  Instead,
+ * allocating an uncached buffer cleans its pages to the point of coherency
+ * and then invalidates them, through the DMA API for a non-coherent
+ * device: kprobe events on arch_sync_dma_for_device() (DC CVAC) and
+ * arch_sync_dma_for_cpu() (DC IVAC) must show both, in that order, over
+ * the buffer's first page.  The system heap cleans only chunks fresh from
+ * the buddy allocator (pooled uncached chunks were zeroed through a
+ * non-cacheable alias), so its pools are drained first.  For cached
+ * DMA-heap buffers DMA_BUF_IOCTL_SYNC is real cache maintenance there (its
+ * device is not DMA-coherent): SYNC_START must invalidate and SYNC_END
+ * clean the buffer.  QEMU's TCG models no caches, so this shows the
+ * maintenance is done, not that the data would be lost without it.
  */
 #include "heap_util.h"
 
 #define LEN		(64 * 1024)
 #define X86_PAGE_PWT	0x8ULL
 
+#ifdef __aarch64__
+/* MAIR_EL1 attribute bytes (ion_test.h: bits 15:8 of the reported bits). */
+#define MAIR_NORMAL		0xff
+#define MAIR_NORMAL_TAGGED	0xf0
+#define MAIR_NORMAL_NC		0x44
+#define MAIR_OF(bits)		(((bits) >> 8) & 0xff)
+
+static int attr_write_back(unsigned long long bits)
+{
+	return MAIR_OF(bits) == MAIR_NORMAL || MAIR_OF(bits) == MAIR_NORMAL_TAGGED;
+}
+
+static int attr_uncached(unsigned long long bits)
+{
+	return MAIR_OF(bits) == MAIR_NORMAL_NC;
+}
+
+/* kprobe events on the arm64 DMA-direct cache maintenance. */
+#define TRACING		"/sys/kernel/debug/tracing"
+#define KP_GROUP	"ion_heap_cache"
+
+static const char *const kp_defs[] = {
+	"p:" KP_GROUP "/clean arch_sync_dma_for_device paddr=%x0:x64 size=%x1:x64 dir=%x2:x32\n",
+	"p:" KP_GROUP "/inval arch_sync_dma_for_cpu paddr=%x0:x64 size=%x1:x64 dir=%x2:x32\n",
+};
+
+static int write_str(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int kp_ready;
+
+static void kp_remove(void)
+{
+	write_str(TRACING "/events/" KP_GROUP "/enable", "0\n", 0);
+	write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/clean\n", O_APPEND);
+	write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/inval\n", O_APPEND);
+	kp_ready = 0;
+}
+
+static int kp_setup(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < IT_ARRAY_SIZE(kp_defs) && !ret; i++)
+		ret = write_str(TRACING "/kprobe_events", kp_defs[i], O_APPEND);
+	if (!ret)
+		ret = write_str(TRACING "/events/" KP_GROUP "/enable", "1\n", 0);
+	if (ret) {
+		tap_diag("kprobe events: %s", strerror(-ret));
+		kp_remove();
+		return ret;
+	}
+	kp_ready = 1;
+	return 0;
+}
+
+/* Empty the trace buffer. */
+static int kp_clear(void)
+{
+	return write_str(TRACING "/trace", "", O_TRUNC);
+}
+
+/*
+ * The first event @what ("clean" or "inval") with sequence number @from or
+ * later (our events counted from 1, in trace order) whose range covers
+ * [@phys, @phys + @len): its sequence number, or 0.
+ */
+static int kp_find(const char *trace, const char *what, int from,
+		   unsigned long long phys, unsigned long long len)
+{
+	unsigned long long a, n;
+	const char *p, *nl, *f;
+	char tag[32], line[512];
+	size_t l;
+	int seq = 0;
+
+	snprintf(tag, sizeof(tag), " %s: (", what);
+	for (p = trace; *p; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		l = (size_t)(nl - p) < sizeof(line) ? (size_t)(nl - p) :
+						      sizeof(line) - 1;
+		memcpy(line, p, l);
+		line[l] = 0;
+		if (line[0] == '#' || !strstr(line, ": (arch_sync_dma_for_"))
+			continue;
+		seq++;
+		if (seq < from || !strstr(line, tag))
+			continue;
+		f = strstr(line, "paddr=");
+		if (f && sscanf(f, "paddr=%llx size=%llx", &a, &n) == 2 &&
+		    a <= phys && phys + len <= a + n)
+			return seq;
+	}
+	return 0;
+}
+
+static char *kp_read(void)
+{
+	char *text = NULL;
+	int n = it_read_file(TRACING "/trace", &text);
+
+	if (n < 0) {
+		tap_diag("read trace: %s", strerror(-n));
+		return NULL;
+	}
+	return text;
+}
+
+/* Wait for the deferred zeroing, then drop the system heap's pools. */
+static void pools_drain(void)
+{
+	long long t0 = it_now_ms(), v = -1;
+	struct it_dfs d;
+
+	while (it_now_ms() - t0 < 60000) {
+		if (it_dfs_load_heap(&d, ION_SYSTEM_HEAP_NAME))
+			break;
+		v = it_dfs_num(&d, "deferred_free_bytes");
+		it_dfs_free(&d);
+		if (v <= 0)
+			break;
+		usleep(10000);
+	}
+	if (v > 0)
+		tap_diag("deferred_free_bytes still %lld", v);
+	write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+}
+
+/*
+ * What allocating (and, for the DMA heap's cached buffers, syncing) does
+ * to the caches, seen through the kprobe events.
+ */
+static void maint_case(int ion, int tfd, const struct it_heap *kh,
+		       unsigned int flags, const char *cname)
+{
+	int cached = !!(flags & ION_FLAG_CACHED), dma = kh->type == ION_HEAP_TYPE_DMA;
+	unsigned long long phys, pg = (unsigned long long)it_page();
+	struct ion_test_import imp;
+	char *text = NULL;
+	int buf, c, i;
+
+	if (!kp_ready) {
+		tap_ok(0, "%s %s: kprobe events on arch_sync_dma_for_*",
+		       kh->name, cname);
+		return;
+	}
+	if (!cached && !strcmp(kh->name, ION_SYSTEM_HEAP_NAME))
+		pools_drain();
+	kp_clear();
+	buf = ht_alloc(ion, LEN, 0, kh->id, flags);
+	text = buf < 0 ? NULL : kp_read();
+	if (!text || ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
+		tap_ok(0, "%s %s: allocate, trace and import", kh->name, cname);
+		goto out;
+	}
+	phys = imp.cpu_phys;
+	ht_release(tfd, imp.slot);
+	c = kp_find(text, "clean", 1, phys, pg);
+	i = kp_find(text, "inval", c + 1, phys, pg);
+	tap_diag("%s %s: first page 0x%llx: clean #%d, invalidate #%d after it",
+		 kh->name, cname, phys, c, i);
+	if (cached)
+		tap_ok(!kp_find(text, "inval", 1, phys, pg),
+		       "%s %s: allocation invalidates nothing of it", kh->name,
+		       cname);
+	else
+		tap_ok(c && i,
+		       "%s %s: allocation cleans, then invalidates, its first page",
+		       kh->name, cname);
+	if (!cached || !dma)
+		goto out;
+	free(text);
+	kp_clear();
+	ht_cpu_begin(buf);
+	text = kp_read();
+	i = text ? kp_find(text, "inval", 1, phys, LEN) : 0;
+	free(text);
+	kp_clear();
+	ht_cpu_end(buf);
+	text = kp_read();
+	c = text ? kp_find(text, "clean", 1, phys, LEN) : 0;
+	tap_ok(i, "%s %s: SYNC_START invalidates the buffer (non-coherent device)",
+	       kh->name, cname);
+	tap_ok(c, "%s %s: SYNC_END cleans the buffer (non-coherent device)",
+	       kh->name, cname);
+out:
+	free(text);
+	if (buf >= 0)
+		close(buf);
+}
+#else
+static int attr_write_back(unsigned long long bits)
+{
+	return bits == 0;
+}
+
+static int attr_uncached(unsigned long long bits)
+{
+	return bits == X86_PAGE_PWT;
+}
+#endif
+
+#ifndef __aarch64__
 static void memtype_list_note(void)
 {
 	char *text = NULL;
@@ -30,11 +262,12 @@ static void memtype_list_note(void)
 		 lines);
 	free(text);
 }
+#endif
 
 static void attr_case(int ion, int tfd, const struct it_heap *kh,
 		      unsigned int flags, const char *cname)
 {
-	unsigned long long want = flags & ION_FLAG_CACHED ? 0 : X86_PAGE_PWT;
+	int cached = !!(flags & ION_FLAG_CACHED);
 	struct ion_test_import imp;
 	struct ion_test_attr a;
 	int buf, ret;
@@ -63,12 +296,27 @@ static void attr_case(int ion, int tfd, const struct it_heap *kh,
 		 a.kernel_err ? strerror(-a.kernel_err) : "ok",
 		 (unsigned long long)a.user_bits,
 		 a.user_err ? strerror(-a.user_err) : "ok");
-	tap_ok(!ret && !a.kernel_err && a.kernel_bits == want,
-	       "%s %s: linear map is %s", kh->name, cname,
-	       want ? "write-combining" : "write-back");
-	tap_ok(!ret && !a.user_err && a.user_bits == want,
+#ifdef __aarch64__
+	/* arm64 keeps a cacheable linear map (no set_memory_wc()). */
+	tap_ok(!ret && !a.kernel_err && attr_write_back(a.kernel_bits),
+	       "%s %s: linear map stays Normal write-back", kh->name, cname);
+	tap_ok(!ret && !a.user_err &&
+	       (cached ? attr_write_back(a.user_bits) :
+			 attr_uncached(a.user_bits)),
 	       "%s %s: user mapping is %s", kh->name, cname,
-	       want ? "write-combining" : "write-back");
+	       cached ? "Normal write-back" : "Normal non-cacheable");
+#else
+	tap_ok(!ret && !a.kernel_err &&
+	       (cached ? attr_write_back(a.kernel_bits) :
+			 attr_uncached(a.kernel_bits)),
+	       "%s %s: linear map is %s", kh->name, cname,
+	       cached ? "write-back" : "write-combining");
+	tap_ok(!ret && !a.user_err &&
+	       (cached ? attr_write_back(a.user_bits) :
+			 attr_uncached(a.user_bits)),
+	       "%s %s: user mapping is %s", kh->name, cname,
+	       cached ? "write-back" : "write-combining");
+#endif
 out:
 	if (p)
 		munmap(p, LEN);
@@ -88,7 +336,11 @@ int main(void)
 		tap_ok(0, "open " HT_TEST_DEV);
 		return tap_exit();
 	}
+#ifdef __aarch64__
+	kp_setup();
+#else
 	memtype_list_note();
+#endif
 	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
 		const struct it_heap *kh = &it_known_heaps[i];
 
@@ -96,10 +348,18 @@ int main(void)
 			tap_skip(kh->name, "heap not registered");
 			continue;
 		}
-		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++)
+		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {
 			attr_case(ion, tfd, kh, ht_cache_modes[c].flags,
 				  ht_cache_modes[c].name);
+#ifdef __aarch64__
+			maint_case(ion, tfd, kh, ht_cache_modes[c].flags,
+				   ht_cache_modes[c].name);
+#endif
+		}
 	}
+#ifdef __aarch64__
+	kp_remove();
+#endif
 	close(tfd);
 	close(ion);
 	return tap_exit();
