@@ -417,8 +417,8 @@ static int camera(int sock, const struct opts *o)
 	say("queued the %u ion dma-bufs (VIDIOC_QBUF, m.fd), VIDIOC_STREAMON", c.nbuf);
 	if (cam_loop(&c))
 		goto out_stream;
-	say("%u frames captured and handed over; the pool is still queued:",
-	    o->frames);
+	say("%u frames captured and handed over; the pool is still queued%s",
+	    o->frames, o->show ? ":" : "");
 	if (o->show) {
 		int st = system(o->show);
 

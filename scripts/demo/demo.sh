@@ -46,7 +46,11 @@ if modprobe vivid n_devs=2 allocators=0,1 node_types=0x1,0x1 num_inputs=1,1 &&
 	ion-camera-demo --device "$cap1" --heap ion_carveout_heap --frames 6 \
 		--show 'echo "--- ionctl buffers --heap ion_carveout_heap";
 			ionctl buffers --heap ion_carveout_heap;
+			echo "(OWNER: the camera allocated them; HANDLES: the viewer'"'"'s imports;";
+			echo " ATTACH: vivid-001'"'"'s device, attached by vb2-dma-contig)";
 			echo "--- ionctl clients"; ionctl clients;
+			echo "(the camera allocated through the fd ABI: it owns the";
+			echo " buffers but holds no handle; the viewer imported a handle each)";
 			for c in /sys/kernel/debug/ion/clients/viewer-*; do
 				echo "--- $c"; cat "$c"; done' || failed=1
 
