@@ -30,7 +30,8 @@
  * with the thread's call count C, and "--seed S --only P.T --iterations C"
  * runs just that sequence, in one thread, up to that call (--verbose logs
  * each call first).  --iterations is the number of calls over all
- * threads (default 200000).
+ * threads (default 200000, or $ION_FUZZ_ITERATIONS when set: the debug
+ * kernel run, scripts/check-debug.sh, sets it higher; --iterations wins).
  *
  * Usage: fuzz_ioctl [--seed N] [--iterations N] [--procs N] [--threads N]
  *		     [--only P.T] [--verbose]
@@ -1723,6 +1724,7 @@ int main(int argc, char **argv)
 	char prefix[48];
 	pid_t *pids;
 	struct stat st;
+	char *env, *end;
 
 	struct sigaction sa = { .sa_sigaction = on_crash,
 				.sa_flags = SA_SIGINFO };
@@ -1730,6 +1732,15 @@ int main(int argc, char **argv)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+	env = getenv("ION_FUZZ_ITERATIONS");
+	if (env && *env) {
+		iterations = strtol(env, &end, 0);
+		if (*end || iterations < 1) {
+			fprintf(stderr, "fuzz_ioctl: bad ION_FUZZ_ITERATIONS '%s'\n",
+				env);
+			return 2;
+		}
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
@@ -1756,8 +1767,9 @@ int main(int argc, char **argv)
 	printf("# seed=%llu\n", (unsigned long long)seed);
 	total_threads = (nprocs + 1) * nthreads;
 	per_thread = only_proc >= 0 ? iterations : iterations / total_threads;
-	printf("# iterations=%ld: %d processes x %d threads, %ld calls each%s\n",
-	       iterations, nprocs + 1, nthreads, per_thread,
+	printf("# iterations=%ld%s: %d processes x %d threads, %ld calls each%s\n",
+	       iterations, iterations == DEF_ITERATIONS ? " (default)" : "",
+	       nprocs + 1, nthreads, per_thread,
 	       only_proc >= 0 ? " (one sequence only)" : "");
 	printf("# reproduce: fuzz_ioctl --seed %llu --iterations %ld"
 	       " --procs %d --threads %d\n",
