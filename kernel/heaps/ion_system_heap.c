@@ -36,6 +36,7 @@
 #include <linux/seq_file.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmstat.h>
 
 #include "ion_heap.h"
 #include "ion_cache.h"
@@ -185,16 +186,26 @@ enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
  * and to reclaim: when what it asks for (beyond what the pools hold) would
  * leave less than 1/16 of RAM available, it is refused with -ENOMEM
  * rather than pushing the kernel's own allocations into the OOM killer.
+ *
+ * si_mem_available() walks zones and node counters; it is only asked when
+ * the free pages alone (one counter) do not leave the reserve twice over,
+ * which covers the watermarks that MemAvailable subtracts from them.  So
+ * a small buffer on a machine with memory to spare pays one read.
  */
 static bool ion_system_fits(unsigned long len)
 {
 	unsigned long want = len >> PAGE_SHIFT;
 	unsigned long pooled = ion_page_pools_pages(ion_system_pools);
-	unsigned long reserve = totalram_pages() / 16;
+	unsigned long reserve = totalram_pages() / 16, need;
 
 	if (want > totalram_pages())
 		return false;
-	return want <= pooled || want - pooled + reserve <= si_mem_available();
+	if (want <= pooled)
+		return true;
+	need = want - pooled + reserve;
+	if (global_zone_page_state(NR_FREE_PAGES) >= need + reserve)
+		return true;
+	return need <= si_mem_available();
 }
 
 static int ion_system_allocate(struct ion_heap *heap,
