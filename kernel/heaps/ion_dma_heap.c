@@ -23,8 +23,11 @@
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
  * memory comes from the buddy allocator, so a buffer is at most
  * MAX_PAGE_ORDER pages (4 MiB on x86); a larger request is -ENOMEM and a
- * mask falls back to the next heap.  With CMA (arm64) the limit is the CMA
- * area.
+ * mask falls back to the next heap.  With CMA (arm64, make check-debug's
+ * kernel) the limit is the CMA area: the heap's device has no area of its
+ * own, so DMA-direct takes every allocation larger than a page from the
+ * default one (cma=, CONFIG_CMA_SIZE_MBYTES) and uses the buddy allocator
+ * only when that fails.
  *
  * What x86 ignores: its DMA is cache coherent, so DMA-direct drops
  * DMA_ATTR_WRITE_COMBINE (neither the allocation nor dma_mmap_attrs()
@@ -257,7 +260,10 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 
 	seq_printf(s, "device: %s\n", dev_name(dev));
 	seq_printf(s, "dma_mask_bits: %u\n", dma_mask_bits);
-	seq_printf(s, "max_contiguous: %lu\n", PAGE_SIZE << MAX_PAGE_ORDER);
+	/* With CMA the limit is the default area's free space. */
+	if (!IS_ENABLED(CONFIG_DMA_CMA))
+		seq_printf(s, "max_contiguous: %lu\n",
+			   PAGE_SIZE << MAX_PAGE_ORDER);
 }
 
 static const struct ion_heap_ops ion_dma_heap_ops = {
