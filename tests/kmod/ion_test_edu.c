@@ -70,6 +70,20 @@ struct ion_test_edu {
 /* Set in probe, cleared in remove; the misc device only reads it. */
 static struct ion_test_edu *ion_test_edu;
 
+#if IS_ENABLED(CONFIG_ARM64)
+/*
+ * QEMU's virt machine describes its PCIe host "dma-coherent", so nothing
+ * on it takes the non-coherent DMA path.  With edu_noncoherent=1 the
+ * kernel treats edu as non-coherent: every map, unmap and sync for it
+ * cleans or invalidates the CPU caches (harmless for a coherent device),
+ * which is how importers on non-coherent SoCs see ion's buffers.
+ */
+static bool edu_noncoherent;
+module_param(edu_noncoherent, bool, 0444);
+MODULE_PARM_DESC(edu_noncoherent,
+		 "treat edu's DMA as non-coherent (cache maintenance on every map and sync)");
+#endif
+
 /**
  * ion_test_edu_device() - the edu device to map buffers for
  *
@@ -218,6 +232,14 @@ static int ion_test_edu_probe(struct pci_dev *pdev,
 		dev_err(&pdev->dev, "not an edu device (ident %#x)\n", ident);
 		return -ENODEV;
 	}
+#if IS_ENABLED(CONFIG_ARM64)
+	/*
+	 * Before the mask: dma_set_mask() decides from the coherence whether
+	 * the sync calls may be skipped for the device (dma_skip_sync).
+	 */
+	if (edu_noncoherent)
+		pdev->dev.dma_coherent = false;
+#endif
 	ret = dma_set_mask_and_coherent(&pdev->dev,
 					DMA_BIT_MASK(EDU_DMA_BITS));
 	if (ret)
