@@ -13,10 +13,29 @@
  * edu is translated exactly when it is in an IOMMU group (the rig never
  * boots an identity-mapped IOMMU).  The CPU's side of every round trip is
  * bracketed by DMA_BUF_IOCTL_SYNC, as for any device.
+ *
+ * arm64: QEMU's virt describes edu (like every PCI device) dma-coherent,
+ * so the round trips run a second time with ion_test's edu_noncoherent=1,
+ * which puts edu on the kernel's non-coherent DMA path.  Besides the data
+ * getting through, kprobe events on arch_sync_dma_for_device/_for_cpu
+ * must show, for cached dma-buf imports, that mapping the source for edu
+ * cleans its first page (the CPU's writes reach memory before the device
+ * reads) and that SYNC_START on the destination after the transfer
+ * invalidates its first page for edu (the CPU then reads what the device
+ * wrote).  TCG models no caches, so the maintenance is shown to happen,
+ * not to be needed.
  */
 #include <dirent.h>
 
 #include "heap_util.h"
+
+#ifdef __aarch64__
+#define KP_GROUP	"ion_heap_edu"
+#include "heap_cache_kprobe.h"
+#endif
+
+/* Watch the cache maintenance of the round trips (non-coherent edu). */
+static int nc_watch;
 
 #define LEN	(64 * 1024)
 #define SRC_OFF	8192
@@ -47,7 +66,14 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 	struct ion_test_dma d;
 	unsigned char *s = NULL, *t = NULL;
 	unsigned int seed = (unsigned int)it_now_ms();
-	int src, dst, ret;
+	/* Cached dma-buf imports: the core syncs edu's attachment. */
+	int watch = nc_watch && mode == ION_TEST_MODE_DMABUF &&
+		    (flags & ION_FLAG_CACHED);
+	unsigned long long sphys = 0, dphys = 0;
+	int src, dst, ret, cleans = 0, invals = 0;
+#ifdef __aarch64__
+	char *text;
+#endif
 	long bad;
 
 	src = ht_alloc(ion, LEN, 0, kh->id, flags);
@@ -68,7 +94,22 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 	it_fill(s, LEN, seed);
 	ht_cpu_end(src);
 
-	if (ht_import(tfd, src, mode, &si)) {
+#ifdef __aarch64__
+	if (watch) {
+		sphys = ht_buf_phys(tfd, src);
+		dphys = ht_buf_phys(tfd, dst);
+		kp_clear();
+	}
+#endif
+	ret = ht_import(tfd, src, mode, &si);
+#ifdef __aarch64__
+	if (watch) {
+		text = kp_read();
+		cleans = text ? kp_count(text, "clean", sphys, it_page()) : 0;
+		free(text);
+	}
+#endif
+	if (ret) {
 		tap_ok(0, "%s %s %s: import", kh->name, cname,
 		       ht_mode_name(mode));
 		goto out;
@@ -100,7 +141,18 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 	d.dst_off = DST_OFF;
 	d.len = XFER;
 	ret = it_ioctl(tfd, ION_TEST_IOC_DMA, &d);
+#ifdef __aarch64__
+	if (watch)
+		kp_clear();
+#endif
 	ht_cpu_begin(dst);
+#ifdef __aarch64__
+	if (watch) {
+		text = kp_read();
+		invals = text ? kp_count(text, "inval", dphys, it_page()) : 0;
+		free(text);
+	}
+#endif
 	bad = ret ? -2 : check_dst(t, seed);
 	ht_cpu_end(dst);
 	if (ret)
@@ -118,6 +170,24 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		tap_ok(si.dma_addr == si.cpu_phys && di.dma_addr == di.cpu_phys,
 		       "%s %s %s: direct DMA addresses are the physical ones",
 		       kh->name, cname, ht_mode_name(mode));
+	if (watch) {
+		/*
+		 * Without an IOMMU ion_test first maps a dma-buf for its
+		 * probe device (non-coherent too) to check edu's reach; the
+		 * DMA heap's own device syncs on SYNC_START as well.
+		 */
+		int want_clean = 1 + !info->iommu;
+		int want = 1 + (kh->type == ION_HEAP_TYPE_DMA);
+
+		tap_diag("%s %s: src 0x%llx: %d clean(s) at import; dst 0x%llx: %d invalidate(s) at SYNC_START",
+			 kh->name, cname, sphys, cleans, dphys, invals);
+		tap_ok(sphys && cleans >= want_clean,
+		       "%s %s %s: mapping for edu cleans the CPU's writes to memory",
+		       kh->name, cname, ht_mode_name(mode));
+		tap_ok(dphys && invals >= want,
+		       "%s %s %s: SYNC_START after edu wrote invalidates for edu",
+		       kh->name, cname, ht_mode_name(mode));
+	}
 out_release:
 	ht_release(tfd, di.slot);
 	ht_release(tfd, si.slot);
@@ -229,14 +299,87 @@ static void path_case(const struct ion_test_info *info)
 	       info->iommu ? "translated" : "direct");
 }
 
-int main(void)
+/* Every heap, cache mode and import mode; @suffix goes after the mode. */
+static void all_round_trips(int ion, int tfd, const struct ion_test_info *info,
+			    const struct it_heaps *hs, const char *suffix,
+			    int with_phys)
 {
 	static const unsigned int modes[] = {
 		ION_TEST_MODE_CLIENT, ION_TEST_MODE_DMABUF,
 	};
+	unsigned int i, c, m;
+	char cname[64];
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *kh = &it_known_heaps[i];
+
+		if (!it_heap_find(hs, kh->name)) {
+			tap_skip(kh->name, "heap not registered");
+			continue;
+		}
+		if (with_phys)
+			phys_case(ion, tfd, kh);
+		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++)
+			for (m = 0; m < IT_ARRAY_SIZE(modes); m++) {
+				if (!info->has_edu) {
+					tap_skip(kh->name, "no edu device");
+					continue;
+				}
+				snprintf(cname, sizeof(cname), "%s%s",
+					 ht_cache_modes[c].name, suffix);
+				round_trip(ion, tfd, info, kh,
+					   ht_cache_modes[c].flags, cname,
+					   modes[m]);
+			}
+	}
+}
+
+#ifdef __aarch64__
+/*
+ * The same round trips with edu on the non-coherent path (ion_test's
+ * edu_noncoherent=1): the data must still get through with the sync
+ * calls, and the kprobe events must show the cache maintenance for edu.
+ * Afterwards ion_test is loaded again as usual, on *@tfd.
+ */
+static void noncoherent_pass(int ion, int *tfd, const struct it_heaps *hs)
+{
+	struct ion_test_info info;
+	int ok;
+
+	close(*tfd);
+	ok = !syscall(SYS_delete_module, "ion_test", O_NONBLOCK) &&
+	     !system("modprobe ion_test edu_noncoherent=1");
+	*tfd = ok ? open(HT_TEST_DEV, O_RDWR | O_CLOEXEC) : -1;
+	ok = *tfd >= 0 && !ht_test_info(*tfd, &info) && info.has_edu;
+	if (!tap_ok(ok, "ion_test reloaded with edu_noncoherent=1, edu bound"))
+		goto restore;
+	tap_diag("edu: %s, %s, IOMMU group %d",
+		 info.iommu ? "translated" : "direct",
+		 info.coherent ? "DMA-coherent" : "non-coherent",
+		 info.iommu_group);
+	tap_ok(!info.coherent,
+	       "edu_noncoherent=1: the kernel treats edu as non-coherent");
+	if (!tap_ok(!kp_setup(), "kprobe events on arch_sync_dma_for_*"))
+		goto restore;
+	nc_watch = 1;
+	all_round_trips(ion, *tfd, &info, hs, ", non-coherent edu", 0);
+	nc_watch = 0;
+	kp_remove();
+restore:
+	if (*tfd >= 0)
+		close(*tfd);
+	syscall(SYS_delete_module, "ion_test", O_NONBLOCK);
+	ok = !system("modprobe ion_test");
+	*tfd = ok ? open(HT_TEST_DEV, O_RDWR | O_CLOEXEC) : -1;
+	tap_ok(*tfd >= 0 && !ht_test_info(*tfd, &info) && info.coherent,
+	       "ion_test reloaded as usual: edu is DMA-coherent again");
+}
+#endif
+
+int main(void)
+{
 	struct ion_test_info info;
 	struct it_heaps hs;
-	unsigned int i, c, m;
 	int ion, tfd;
 
 	ion = it_setup(&hs);
@@ -249,26 +392,12 @@ int main(void)
 		path_case(&info);
 	else
 		tap_skip("edu's DMA path", "no edu device");
-
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *kh = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, kh->name)) {
-			tap_skip(kh->name, "heap not registered");
-			continue;
-		}
-		phys_case(ion, tfd, kh);
-		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++)
-			for (m = 0; m < IT_ARRAY_SIZE(modes); m++) {
-				if (!info.has_edu) {
-					tap_skip(kh->name, "no edu device");
-					continue;
-				}
-				round_trip(ion, tfd, &info, kh,
-					   ht_cache_modes[c].flags,
-					   ht_cache_modes[c].name, modes[m]);
-			}
-	}
+	all_round_trips(ion, tfd, &info, &hs, "", 1);
+#ifdef __aarch64__
+	/* QEMU's virt offers no non-coherent DMA device: make edu one. */
+	if (info.has_edu && info.coherent)
+		noncoherent_pass(ion, &tfd, &hs);
+#endif
 	close(tfd);
 	close(ion);
 	return tap_exit();
