@@ -21,29 +21,29 @@
  * chunks only: zeroed, and for uncached ones with no dirty CPU cache line.
  *
  * Freeing is deferred: ion_page_pools_free_table() only moves a buffer's
- * chunks to a list and queues the worker (a kthread of its own at the
- * lowest priority, nice 19), which zeroes them and then adds them to
- * their pool.  Nobody can see a chunk between the two, so no user
- * ever sees a previous user's data.  The allocation path never zeroes
+ * chunks to a list and queues the worker (a kthread of its own, in
+ * SCHED_IDLE), which zeroes them and then adds them to their pool.
+ * Nobody can see a chunk between the two, so no user ever sees a previous
+ * user's data.  The allocation path never zeroes
  * pool chunks; the chunks it takes from the buddy allocator instead are
  * zeroed there (init_on_alloc, or __GFP_ZERO, which then costs nothing
  * extra).
  *
  * The worker must not cost the tasks that allocate.  Zeroing is for
- * idle time: at nice 19 the worker never preempts them, and the
- * scheduler gives it an idle CPU when there is one (an unbound kworker at
- * nice 0 would often preempt the freeing task on its own CPU, and a 1 MiB
- * free then took the zeroing of 1 MiB with it).  And waking it is not
- * free either: a wake-up of an idle CPU (an IPI) cost more than everything
- * else a 4 KiB free does, in the bench's measurements.  So the worker is
- * queued with a short delay (ION_POOL_DELAY_MS): a burst of small frees
- * wakes it once, from a timer, off the free path.  Once the chunks
- * waiting reach ION_POOL_KICK_PAGES (1 MiB) it is started at once: that
- * much zeroing is worth a wake-up, and big buffers come back to the pools
- * without waiting for the timer.  Until then the pages are neither pooled
- * nor lost: they are counted in deferred_free_bytes, and an allocation
- * meanwhile takes fresh zeroed pages from the buddy allocator, as without
- * pools.  When the CPUs are busy the pools simply refill more slowly.
+ * idle time: in SCHED_IDLE the worker yields to any other task that
+ * wakes on its CPU, and the scheduler gives it an idle CPU when there is
+ * one (an unbound kworker at nice 0 often preempted the freeing task on
+ * its own CPU, so that a 1 MiB close() took the zeroing of 1 MiB with it;
+ * at nice 19 it still took a whole slice now and then).  Waking it is not
+ * free either: a wake-up of an idle CPU cost more than everything else a
+ * 4 KiB free does, in the bench's measurements (tens of microseconds,
+ * milliseconds at p90, under TCG).  So a free never wakes it: it is
+ * queued with a short delay (ION_POOL_DELAY_MS), and a timer wakes it
+ * once for a whole burst of frees.  Until then the pages are neither
+ * pooled nor lost: they are counted in deferred_free_bytes, and an
+ * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
+ * as without pools.  When the CPUs are busy the pools simply refill more
+ * slowly, and the shrinker can take the waiting chunks back.
  *
  * Zeroing.  Cached chunks are cleared page by page with clear_highpage()
  * (kmap_local_page(), i.e. the linear map on 64-bit, and clear_page()).
@@ -88,7 +88,6 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -98,9 +97,8 @@
 #include "ion_page_pool.h"
 #include "ion_page_pool_priv.h"
 
-/* Delay of the worker after a small free, and when to start it at once. */
+/* How long after a free the worker starts (one wake-up per burst). */
 #define ION_POOL_DELAY_MS	10
-#define ION_POOL_KICK_PAGES	(SZ_1M >> PAGE_SHIFT)
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
@@ -332,10 +330,10 @@ static bool ion_pool_reserve(struct ion_page_pools *pools,
  *	    write-combined)
  *
  * Each chunk is queued for zeroing and pooling (the worker starts within
- * ION_POOL_DELAY_MS, at once when 1 MiB waits) while the pools are within
- * their cap, otherwise given back to the buddy allocator at once (an
- * uncached one restored to write-back first; one that cannot be is leaked
- * with a warning).  The table itself stays the caller's to free.
+ * ION_POOL_DELAY_MS) while the pools are within their cap, otherwise
+ * given back to the buddy allocator at once (an uncached one restored to
+ * write-back first; one that cannot be is leaked with a warning).  The
+ * table itself stays the caller's to free.
  *
  * Context: Process context, may sleep.
  */
@@ -372,12 +370,9 @@ void ion_page_pools_free_table(struct ion_page_pools *pools,
 	spin_lock(&pools->deferred_lock);
 	list_splice_tail(&chunks, &pools->deferred[cached]);
 	spin_unlock(&pools->deferred_lock);
-	/* Small frees: one wake-up per burst, from a timer (see DOC). */
-	if (atomic_long_read(&pools->deferred_pages) >= ION_POOL_KICK_PAGES)
-		kthread_mod_delayed_work(pools->worker, &pools->work, 0);
-	else
-		kthread_queue_delayed_work(pools->worker, &pools->work,
-					   msecs_to_jiffies(ION_POOL_DELAY_MS));
+	/* One wake-up per burst of frees, from a timer (see DOC). */
+	kthread_queue_delayed_work(pools->worker, &pools->work,
+				   msecs_to_jiffies(ION_POOL_DELAY_MS));
 }
 
 /**

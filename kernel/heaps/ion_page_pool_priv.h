@@ -46,9 +46,9 @@ struct ion_page_pool {
  *		    @deferred or being zeroed)
  * @shrink_count:   shrinker scans that freed something
  * @shrunk_pages:   pages the shrinker freed
- * @worker:	    the thread that runs @work, at the lowest priority
+ * @worker:	    the thread that runs @work, in SCHED_IDLE
  * @work:	    the zeroing work, ion_page_pools_worker(); queued with a
- *		    short delay so that a burst of small frees wakes it once
+ *		    short delay so that a burst of frees wakes it once
  * @shrinker:	    gives pooled pages back under memory pressure
  * @zero_pages:	    page array for vmapping one chunk, used by @work only
  *

@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <uapi/linux/sched/types.h>
 
 #include "ion_page_pool.h"
 #include "ion_page_pool_priv.h"
@@ -167,6 +168,9 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 					     const unsigned int *orders,
 					     unsigned int norders)
 {
+	const struct sched_attr idle = {
+		.size = sizeof(idle), .sched_policy = SCHED_IDLE,
+	};
 	struct ion_page_pools *pools;
 	unsigned int i, max = 0;
 
@@ -190,7 +194,8 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 	if (IS_ERR(pools->worker))
 		goto err_free_zero_pages;
 	/* Zeroing is for idle time: never preempt the tasks that allocate. */
-	sched_set_normal(pools->worker->task, MAX_NICE);
+	if (sched_setattr_nocheck(pools->worker->task, &idle))
+		sched_set_normal(pools->worker->task, MAX_NICE);
 	pools->shrinker = shrinker_alloc(0, "ion-%s-pool", name);
 	if (!pools->shrinker)
 		goto err_destroy_worker;
