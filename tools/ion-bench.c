@@ -78,8 +78,6 @@ struct sample {
 
 typedef int (*op_fn)(struct impl *im, size_t size, struct sample *s);
 
-static struct impl impls[MAX_IMPLS];
-static int nimpls;
 static uint64_t budget_ns = 1000000000ULL;
 static const char *only_impls, *only_ops;
 #define MAX_SIZES	8
@@ -135,23 +133,21 @@ static int selected(const char *list, const char *name)
 /* ---- the pool hook ------------------------------------------------------ */
 
 /*
- * The key lines of the heap's debugfs file that describe pools or
- * deferred freeing (a key containing "pool" or "deferred"), concatenated.
- * A heap without such keys has nothing to wait for or drain.
+ * The key lines of a heap's debugfs file @file that describe pools or
+ * deferred freeing (a key containing "pool" or "deferred"), appended to
+ * @out; *@busy is set when a "deferred" key is not 0 (chunks still wait
+ * for background zeroing).  A heap without such keys has nothing to wait
+ * for or drain.  Returns the length of @out.
  */
-static int pool_state(const struct impl *im, char *out, size_t n)
+static size_t pool_state_of(const char *file, char *out, size_t used,
+			    size_t n, int *busy)
 {
 	char line[256];
-	size_t used = 0;
 	FILE *f;
 
-	out[0] = 0;
-	if (!im->pool_file[0])
-		return 0;
-	f = fopen(im->pool_file, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+	if (!file[0] || !(f = fopen(file, "r")))
+		return used;
+	while (used < n && fgets(line, sizeof(line), f) && line[0] != '\n') {
 		char *colon = strchr(line, ':');
 
 		if (!colon)
@@ -159,33 +155,70 @@ static int pool_state(const struct impl *im, char *out, size_t n)
 		*colon = 0;
 		if (!strstr(line, "pool") && !strstr(line, "deferred"))
 			continue;
+		if (strstr(line, "deferred") && strtoull(colon + 1, NULL, 10))
+			*busy = 1;
 		*colon = ':';
 		used += snprintf(out + used, n - used, "%s", line);
-		if (used >= n)
-			break;
 	}
 	fclose(f);
-	return out[0] != 0;
+	return used;
+}
+
+static int pool_state(const struct impl *im, char *out, size_t n)
+{
+	int busy = 0;
+
+	out[0] = 0;
+	return pool_state_of(im->pool_file, out, 0, n, &busy) > 0;
+}
+
+static struct impl impls[MAX_IMPLS];
+static int nimpls;
+
+/* The pool lines of every heap with pools, once per heap file. */
+static int all_pools_state(char *out, size_t n)
+{
+	size_t used = 0;
+	int busy = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < nimpls; i++) {
+		int seen = 0;
+
+		if (!impls[i].pooled)
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = impls[j].pooled &&
+			       !strcmp(impls[j].pool_file, impls[i].pool_file);
+		if (!seen)
+			used = pool_state_of(impls[i].pool_file, out, used, n,
+					     &busy);
+	}
+	return busy;
 }
 
 /*
- * Wait until the heap's pool counters stopped changing for 10 ms (at most
- * 10 s).  Returns how long they kept changing: the background work (pool
- * refill, deferred zeroing) the warm op did not pay for.
+ * Let every heap's background work finish: wait until no chunk waits for
+ * deferred zeroing and the pool counters of all heaps stopped changing
+ * for 10 ms (at most 10 s).  The same wait runs before every
+ * implementation's run, pools or not, so each timed run starts from the
+ * same state: no background work anywhere, the CPU idle for at least
+ * 10 ms (under TCG an idle vCPU makes the next run several times slower:
+ * the prelude must be the same for all).  Returns how long the counters
+ * kept changing: the background work (deferred zeroing, pool refill) the
+ * timed run before did not pay for.
  */
-static uint64_t wait_quiet(const struct impl *im)
+static uint64_t wait_quiet(void)
 {
-	char prev[2048], cur[2048];
+	char prev[4096], cur[4096];
 	uint64_t t0 = now_ns(), last = t0;
-	int stable = 0;
+	int stable = 0, busy;
 
-	if (!im->pooled)
-		return 0;
-	pool_state(im, prev, sizeof(prev));
-	while (stable < 5 && now_ns() - t0 < 10000000000ULL) {
+	busy = all_pools_state(prev, sizeof(prev));
+	while ((busy || stable < 5) && now_ns() - t0 < 10000000000ULL) {
 		sleep_ns(2000000);
-		pool_state(im, cur, sizeof(cur));
-		if (strcmp(cur, prev)) {
+		busy = all_pools_state(cur, sizeof(cur));
+		if (busy || strcmp(cur, prev)) {
 			memcpy(prev, cur, sizeof(prev));
 			last = now_ns();
 			stable = 0;
@@ -196,21 +229,23 @@ static uint64_t wait_quiet(const struct impl *im)
 	return last - t0;
 }
 
-/* Empty the pools: the shrinkers run on drop_caches. */
-static void drain_pools(const struct impl *im)
+/*
+ * The prelude of a cold run, the same for every implementation: let all
+ * background work finish, drop_caches (which runs the pool shrinkers, and
+ * empties the slab and dentry caches for everyone alike), wait again.
+ */
+static void drain_pools(void)
 {
 	int fd;
 
-	if (!im->pooled)
-		return;
-	wait_quiet(im);
+	wait_quiet();
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 	if (fd >= 0) {
 		if (write(fd, "3\n", 2) != 2)
 			progress("drop_caches: %s", strerror(errno));
 		close(fd);
 	}
-	wait_quiet(im);
+	wait_quiet();
 }
 
 /* ---- allocation, one function per kind ---------------------------------- */
@@ -321,16 +356,24 @@ static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 	return 0;
 }
 
+/* Cold: nothing pooled, no background work, for every implementation. */
 static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
 {
-	drain_pools(im);
+	drain_pools();
 	return timed_alloc_free(im, size, s);
 }
 
+/*
+ * Warm: the pools refilled by what the previous runs freed.  The wait
+ * after the run (for every implementation, see wait_quiet()) is this
+ * run's background work, reported apart.
+ */
 static int op_alloc_free_warm(struct impl *im, size_t size, struct sample *s)
 {
-	s->wait_ns = wait_quiet(im);
-	return timed_alloc_free(im, size, s);
+	int err = timed_alloc_free(im, size, s);
+
+	s->wait_ns = wait_quiet();
+	return err;
 }
 
 static int op_alloc_map_touch(struct impl *im, size_t size, struct sample *s)
@@ -365,9 +408,13 @@ static int op_alloc_map_touch(struct impl *im, size_t size, struct sample *s)
 
 static void *memset_buf;
 
+/* In the cold group, so with the cold prelude too: the same for all. */
 static int op_memset(struct impl *im, size_t size, struct sample *s)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0;
+
+	drain_pools();
+	t0 = now_ns();
 
 	memset(memset_buf, 0, size);
 	__asm__ volatile("" : : "r"(memset_buf) : "memory");
@@ -384,9 +431,12 @@ static int op_memset(struct impl *im, size_t size, struct sample *s)
 #define HAVE_STOSB 1
 static int op_memset_stosb(struct impl *im, size_t size, struct sample *s)
 {
-	uint64_t t0 = now_ns();
 	void *dst = memset_buf;
 	size_t n = size;
+	uint64_t t0;
+
+	drain_pools();
+	t0 = now_ns();
 
 	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(0) : "memory");
 	s->ns = now_ns() - t0;
@@ -476,9 +526,8 @@ static void report(const struct member *m, size_t size, unsigned int live)
 	stats(v, m->n, &wmed, &wp99);
 	printf("@wait\t%s\t%s\t%zu\t%llu\t%llu\t%u\n", m->im->name, m->op, size,
 	       (unsigned long long)wmed, (unsigned long long)wp99, m->n);
-	if (m->im->pooled)
-		progress("%-20s %-16s %9zu  waited for the pool: median %.1f us, p99 %.1f us",
-			 m->im->name, m->op, size, wmed / 1e3, wp99 / 1e3);
+	progress("%-20s %-16s %9zu  waited for background work after: median %.1f us, p99 %.1f us",
+		 m->im->name, m->op, size, wmed / 1e3, wp99 / 1e3);
 }
 
 /*
@@ -576,6 +625,8 @@ static void run_op(const char *op, op_fn fn)
 				buf_free(&b);	/* let a pool fill */
 			add_member(&nm, im, op, fn);
 		}
+		if (fn == op_alloc_free_warm)
+			wait_quiet();	/* the first runs start quiet too */
 		run_group(nm, sizes[z], 0);
 		if (memset_buf)
 			munmap(memset_buf, sizes[z]);
@@ -708,7 +759,7 @@ static void set_pool_file(struct impl *im, const char *heap)
 	snprintf(im->pool_file, sizeof(im->pool_file), HEAP_DEBUGFS "%s", heap);
 	im->pooled = pool_state(im, st, sizeof(st));
 	if (im->pooled)
-		progress("%s: pool counters in %s: waits and drains enabled",
+		progress("%s: pool counters in %s: every run waits for them",
 			 im->name, im->pool_file);
 }
 
