@@ -25,7 +25,16 @@
  * addresses; map_dma_buf maps that copy with dma_map_sgtable() for the
  * attached device.  Uncached buffers (no ION_FLAG_CACHED) hold no dirty CPU
  * cache lines, so their mappings skip CPU syncs (DMA_ATTR_SKIP_CPU_SYNC)
- * and CPU access needs no maintenance.  For cached buffers,
+ * and CPU access needs no maintenance.  Cached buffers are mapped with
+ * DMA_ATTR_SKIP_CPU_SYNC too, followed by an explicit
+ * dma_sync_sgtable_for_device() (and unmapped after a
+ * dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb bouncing
+ * as a plain map and unmap, but the DMA API (CONFIG_DMA_API_DEBUG) then
+ * knows that ion does the syncing of memory other mappings overlap - the
+ * DMA heap's own device holds a DMA-API allocation of every buffer it
+ * gives out, and one buffer may be mapped by several importers at once;
+ * without the attribute each such mapping is a "cacheline tracking EEXIST,
+ * overlapping mappings aren't supported" report.  For cached buffers,
  * begin_cpu_access and end_cpu_access (DMA_BUF_IOCTL_SYNC, ION_IOC_SYNC)
  * sync every mapped attachment in the direction it was mapped with, plus
  * the kernel mapping if there is one; the heap's own begin/end_cpu_access
@@ -121,11 +130,7 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 	kfree(a);
 }
 
-static unsigned long ion_dmabuf_map_attrs(const struct ion_core_buffer *buffer)
-{
-	return ion_buffer_cached(buffer) ? 0 : DMA_ATTR_SKIP_CPU_SYNC;
-}
-
+/* Every mapping skips the CPU sync; cached ones are synced by hand (DOC). */
 static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 				       enum dma_data_direction dir)
 {
@@ -133,10 +138,11 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	struct ion_attachment *a = attach->priv;
 	int ret;
 
-	ret = dma_map_sgtable(a->dev, &a->table, dir,
-			      ion_dmabuf_map_attrs(buffer));
+	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
+	if (ion_buffer_cached(buffer))
+		dma_sync_sgtable_for_device(a->dev, &a->table, dir);
 	mutex_lock(&buffer->lock);
 	a->mapped = true;
 	a->dir = dir;
@@ -153,7 +159,9 @@ static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 	mutex_lock(&buffer->lock);
 	a->mapped = false;
 	mutex_unlock(&buffer->lock);
-	dma_unmap_sgtable(a->dev, sgt, dir, ion_dmabuf_map_attrs(buffer));
+	if (ion_buffer_cached(buffer))
+		dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
+	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 }
 
 static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,

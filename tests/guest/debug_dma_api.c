@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ion's dma-buf mappings under DMA-API debugging (CONFIG_DMA_API_DEBUG,
+ * the debug kernel of make check-debug).
+ *
+ * The DMA API debug code prints only its first report and counts the rest
+ * (/sys/kernel/debug/dma-api/error_count), so this test watches the count:
+ * for every heap, cached and uncached, a real importer (vgem, through DRM
+ * PRIME) maps a buffer, the CPU brackets an access with DMA_BUF_IOCTL_SYNC,
+ * a second importer maps it at the same time (ion_test's dma-buf import,
+ * whose preflight maps the buffer for a device reaching all of memory) and
+ * both let go; none of that may add to the count.  What it caught: every
+ * cached buffer mapped while other mappings of it existed was a "cacheline
+ * tracking EEXIST, overlapping mappings aren't supported" report - each
+ * DMA-heap buffer (its own device holds a DMA-API allocation of it) and a
+ * second importer of any cached buffer - because ion mapped cached buffers
+ * without DMA_ATTR_SKIP_CPU_SYNC; it now maps them with the attribute and
+ * syncs them itself (kernel/core/ion_dmabuf.c).
+ *
+ * Without DMA-API debugging every case is a SKIP that says so.
+ */
+#include "heap_util.h"
+
+#define DMA_API_ERRORS	"/sys/kernel/debug/dma-api/error_count"
+#define LEN		(64 * 1024)
+
+struct it_drm_version {
+	int version_major, version_minor, version_patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+
+struct it_drm_gem_close {
+	uint32_t handle;
+	uint32_t pad;
+};
+
+struct it_drm_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+#define IT_DRM_IOCTL_VERSION	_IOWR('d', 0x00, struct it_drm_version)
+#define IT_DRM_IOCTL_GEM_CLOSE	_IOW('d', 0x09, struct it_drm_gem_close)
+#define IT_DRM_IOCTL_PRIME_FD_TO_HANDLE \
+	_IOWR('d', 0x2e, struct it_drm_prime_handle)
+
+static long long dma_api_errors(void)
+{
+	long long n = -1;
+	FILE *f = fopen(DMA_API_ERRORS, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/* An open vgem node, or -errno. */
+static int open_vgem(void)
+{
+	static const char *const nodes[] = {
+		"/dev/dri/renderD128", "/dev/dri/renderD129",
+		"/dev/dri/card0", "/dev/dri/card1",
+	};
+	unsigned int i;
+
+	if (system("modprobe vgem >/dev/null 2>&1"))
+		return -ENOENT;
+	for (i = 0; i < IT_ARRAY_SIZE(nodes); i++) {
+		struct it_drm_version v;
+		char name[16] = "";
+		int fd = open(nodes[i], O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		memset(&v, 0, sizeof(v));
+		v.name = name;
+		v.name_len = sizeof(name) - 1;
+		if (!it_ioctl(fd, IT_DRM_IOCTL_VERSION, &v) &&
+		    !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENODEV;
+}
+
+static const char *const cases[] = {
+	"vgem maps it",
+	"CPU access brackets",
+	"a second importer maps it meanwhile",
+	"both let go",
+};
+
+/* A step's case: it succeeded and the error count stayed at *n0. */
+static void step(int ok, long long *n0, const struct it_heap *h,
+		 const char *mode, const char *what)
+{
+	long long n = dma_api_errors();
+
+	if (n != *n0)
+		tap_diag("DMA-API error count %lld -> %lld", *n0, n);
+	tap_ok(ok && n == *n0, "%s %s: %s", h->name, mode, what);
+	*n0 = n;
+}
+
+/* One heap and cache mode: every step must leave the error count alone. */
+static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
+		      const char *mode, unsigned int flags)
+{
+	struct it_drm_prime_handle p;
+	struct it_drm_gem_close c;
+	struct ion_test_import imp;
+	long long n0;
+	int buf, ret, imported;
+
+	buf = ht_alloc(ion, LEN, 0, h->id, flags);
+	if (buf < 0) {
+		tap_diag("%s %s: allocation: %s", h->name, mode,
+			 strerror(-buf));
+		tap_ok(0, "%s %s: %s", h->name, mode, cases[0]);
+		return;
+	}
+	n0 = dma_api_errors();
+	memset(&p, 0, sizeof(p));
+	p.fd = buf;
+	ret = it_ioctl(drm, IT_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	if (ret)
+		tap_diag("PRIME_FD_TO_HANDLE: %s", strerror(-ret));
+	step(!ret, &n0, h, mode, cases[0]);
+
+	ht_cpu_begin(buf);
+	ht_cpu_end(buf);
+	step(1, &n0, h, mode, cases[1]);
+
+	imported = tfd >= 0 && !ht_import(tfd, buf, ION_TEST_MODE_DMABUF, &imp);
+	if (tfd < 0) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s %s: %s", h->name, mode,
+			 cases[2]);
+		tap_skip(name, "ion_test.ko did not load");
+	} else {
+		if (imported)
+			tap_diag("ion_test import: dma_err %d", imp.dma_err);
+		step(imported, &n0, h, mode, cases[2]);
+	}
+
+	if (imported)
+		ht_release(tfd, imp.slot);
+	if (!ret) {
+		c.handle = p.handle;
+		c.pad = 0;
+		it_ioctl(drm, IT_DRM_IOCTL_GEM_CLOSE, &c);
+	}
+	close(buf);
+	step(1, &n0, h, mode, cases[3]);
+}
+
+static void skip_all(const char *reason)
+{
+	unsigned int i, m, k;
+	char name[160];
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++)
+		for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
+			for (k = 0; k < IT_ARRAY_SIZE(cases); k++) {
+				snprintf(name, sizeof(name), "%s %s: %s",
+					 it_known_heaps[i].name,
+					 ht_cache_modes[m].name, cases[k]);
+				tap_skip(name, reason);
+			}
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	unsigned int i, m;
+	int ion, drm, tfd;
+
+	ion = it_setup(&hs);
+	if (dma_api_errors() < 0) {
+		skip_all("no DMA-API debugging: no " DMA_API_ERRORS);
+		close(ion);
+		return tap_exit();
+	}
+	drm = open_vgem();
+	if (drm < 0) {
+		skip_all("no vgem in this guest");
+		close(ion);
+		return tap_exit();
+	}
+	tfd = ht_test_open();
+	if (tfd < 0)
+		tap_diag("ion_test: %s", strerror(-tfd));
+	tap_diag("DMA-API errors before: %lld", dma_api_errors());
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *h = &it_known_heaps[i];
+
+		for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++) {
+			if (!it_heap_find(&hs, h->name)) {
+				char name[160];
+				unsigned int k;
+
+				for (k = 0; k < IT_ARRAY_SIZE(cases); k++) {
+					snprintf(name, sizeof(name),
+						 "%s %s: %s", h->name,
+						 ht_cache_modes[m].name,
+						 cases[k]);
+					tap_skip(name, "heap not registered");
+				}
+				continue;
+			}
+			heap_case(ion, drm, tfd, h, ht_cache_modes[m].name,
+				  ht_cache_modes[m].flags);
+		}
+	}
+	if (tfd >= 0)
+		close(tfd);
+	close(drm);
+	close(ion);
+	if (system("modprobe -r vgem >/dev/null 2>&1"))
+		tap_diag("modprobe -r vgem failed");
+	return tap_exit();
+}
