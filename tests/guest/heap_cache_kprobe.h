@@ -53,6 +53,7 @@ static inline int kp_setup(void)
 	unsigned int i;
 	int ret = 0;
 
+	kp_remove();	/* what an earlier, crashed run may have left */
 	for (i = 0; i < IT_ARRAY_SIZE(kp_defs) && !ret; i++)
 		ret = write_str(TRACING "/kprobe_events", kp_defs[i], O_APPEND);
 	if (!ret)
