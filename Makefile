@@ -22,7 +22,7 @@ BUILD ?= $(CURDIR)/build/arm64
 export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 MODSRC := $(BUILD)/src
-KDIR ?= $(shell scripts/deps.sh --kdir 2>/dev/null)
+KDIR ?= $(shell ARCH=arm64 scripts/deps.sh --kdir 2>/dev/null)
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
 endif
