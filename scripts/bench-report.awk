@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 #
 # results.md from ion-bench's tables (scripts/bench-report.sh runs this with
-# -F'\t' on results.tsv, warm-wait.tsv, skipped.tsv; variables kernel,
-# date, host).
+# -F'\t' on results.tsv, warm-wait.tsv, skipped.tsv, pairs.tsv; variables
+# kernel, date, host).
 #
 # Every cell is a ratio of medians to dma_heap-system's for the same op,
-# size and live count; then issue 7's targets, judged from the same rows.
+# size and live count; then issue 7's targets, judged from the same rows;
+# then the same cells as medians of per-round (paired) ratios.
 
 function hsize(b) {
 	if (b >= 1048576) return (b / 1048576) " MiB"
@@ -43,6 +44,10 @@ FILENAME ~ /results\.tsv$/ && FNR > 1 {
 FILENAME ~ /warm-wait\.tsv$/ && FNR > 1 {
 	wait[$1, $3] = $4; waitp99[$1, $3] = $5
 	if ($4 > 0) anywait = 1
+	next
+}
+FILENAME ~ /pairs\.tsv$/ && FNR > 1 {
+	pair[$1, $2 SUBSEP $3 SUBSEP $4] = $5; anypair = 1
 	next
 }
 FILENAME ~ /skipped\.tsv$/ && FNR > 1 {
@@ -164,16 +169,17 @@ END {
 		}
 	}
 
-	printf "\n## Background work before warm runs\n\n"
+	printf "\n## Background work after warm runs\n\n"
 	if (!anywait) {
-		printf "`alloc_free_warm` waits before each run until the heap's pool counters\n"
-		printf "(debugfs keys containing `pool` or `deferred`) stop changing.  Every wait\n"
+		printf "After each `alloc_free_warm` run the bench waits until no heap's pool\n"
+		printf "counters (debugfs keys containing `pool` or `deferred`) change.  Every wait\n"
 		printf "was 0: no heap showed background work (or none exposes such counters).\n"
 	} else {
-		printf "`alloc_free_warm` waited before each run until the heap's pool counters\n"
-		printf "(debugfs keys containing `pool` or `deferred`) stopped changing and no\n"
-		printf "chunk was left to zero: the time the background work took after the\n"
-		printf "previous free (not counted in the warm number):\n\n"
+		printf "After each `alloc_free_warm` run (of every implementation) the bench\n"
+		printf "waited until no heap's pool counters (debugfs keys containing `pool` or\n"
+		printf "`deferred`) changed any more and no chunk was left to zero: the time the\n"
+		printf "background work of that run's free took (not counted in the warm\n"
+		printf "number; the zeroing worker starts 10 ms after a free):\n\n"
 		printf "| impl | size | wait median µs | wait p99 µs |\n|---|---|---:|---:|\n"
 		for (i = 1; i <= nimpl; i++)
 			for (k = 1; k <= nkey; k++) {
@@ -202,6 +208,36 @@ END {
 		}
 		target("alloc_map_touch < anon", t, "alloc_map_touch", "anon", "alloc_map_touch", big, 1.0, 1)
 		scaling_target(t)
+	}
+
+	if (anypair) {
+		printf "\n## Paired ratios\n\n"
+		printf "The same cells as the first table, as the median of per-round ratios:\n"
+		printf "run i of an implementation over `%s`'s run i of the same round\n", peer
+		printf "(the two ran next to each other in time), which cancels host load that\n"
+		printf "drifts between rounds.  Where this and the ratio of medians disagree,\n"
+		printf "the difference is noise.\n\n"
+		printf "| op | size |"
+		for (c = 1; c <= cols; c++) printf " %s |", col[c]
+		printf "\n|---|---|"
+		for (c = 1; c <= cols; c++) printf "---:|"
+		printf "\n"
+		for (o = 1; o <= nops; o++) {
+			if (ops[o] == "scaling")
+				continue
+			for (k = 1; k <= nkey; k++) {
+				split(keys[k], f, SUBSEP)
+				if (f[1] != ops[o])
+					continue
+				printf "| %s | %s |", f[1], hsize(f[2])
+				for (c = 1; c <= cols; c++) {
+					k2 = col[c] !~ /^memset/ ? keys[k] : \
+						f[1] == "alloc_free_cold" ? "memset" SUBSEP f[2] SUBSEP 0 : ""
+					printf " %s |", ((col[c], k2) in pair) ? fmt(pair[col[c], k2]) : ""
+				}
+				printf "\n"
+			}
+		}
 	}
 
 	if (nskip) {

@@ -6,6 +6,7 @@
 #   $BUILD/bench/results.tsv    impl op size live median_ns p99_ns runs
 #   $BUILD/bench/warm-wait.tsv  what alloc_free_warm waited for between runs
 #   $BUILD/bench/skipped.tsv    cases that could not run, and why
+#   $BUILD/bench/pairs.tsv      median of per-round ratios to dma_heap-system
 #   $BUILD/bench/results.md     ratios to dma_heap-system, issue 7's targets
 #   $BUILD/bench/alloc.png      latency against size, log scales
 # See Documentation/bench.md.
@@ -25,7 +26,7 @@ con=$BUILD/guest-bench.console
 export BUILD
 
 mkdir -p "$out"
-rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv \
+rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
 	"$out"/results.md "$out"/alloc.png
 
 # The guest reads RIG_BENCH_ARGS from its /etc/rig.conf.
@@ -64,6 +65,11 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@wait" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
 		"$out/raw.txt"
 } > "$out/warm-wait.tsv"
+{
+	printf 'impl\top\tsize\tlive\tpaired_ratio\trounds\n'
+	awk -F'\t' '$1 == "@pair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
+		"$out/raw.txt"
+} > "$out/pairs.tsv"
 {
 	printf 'impl\top\tsize\treason\n'
 	awk -F'\t' '$1 == "@skip" { print $2 "\t" $3 "\t" $4 "\t" $5 }' \

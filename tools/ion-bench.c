@@ -501,6 +501,44 @@ struct member {
 
 static struct member members[MAX_IMPLS + 1];
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Paired ratios: run i of every member of a group is in round i, next to
+ * the peer's run i in time, so the median of the per-round ratios to
+ * dma_heap-system cancels load that drifts between rounds (the ratio of
+ * medians does not).  "@pair impl op size live median_ratio rounds".
+ */
+static void report_pairs(unsigned int nm, size_t size, unsigned int live)
+{
+	static double r[MAX_REPS];
+	const struct member *peer = NULL;
+	unsigned int i, k, n;
+
+	for (i = 0; i < nm; i++)
+		if (!strcmp(members[i].im->name, "dma_heap-system"))
+			peer = &members[i];
+	for (i = 0; peer && i < nm; i++) {
+		const struct member *m = &members[i];
+
+		if (m == peer)
+			continue;
+		n = m->n < peer->n ? m->n : peer->n;
+		for (k = 0; k < n; k++)
+			r[k] = peer->s[k].ns ? (double)m->s[k].ns / peer->s[k].ns : 0;
+		if (!n)
+			continue;
+		qsort(r, n, sizeof(*r), cmp_double);
+		printf("@pair\t%s\t%s\t%zu\t%u\t%.4f\t%u\n", m->im->name, m->op,
+		       size, live, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, n);
+	}
+}
+
 static void report(const struct member *m, size_t size, unsigned int live)
 {
 	uint64_t v[MAX_REPS], med, p99, wmed, wp99;
@@ -561,6 +599,7 @@ static void run_group(unsigned int nm, size_t size, unsigned int live)
 	}
 	for (i = 0; i < nm; i++)
 		report(&members[i], size, live);
+	report_pairs(nm, size, live);
 	fflush(stdout);
 }
 
