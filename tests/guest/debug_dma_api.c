@@ -17,11 +17,17 @@
  * without DMA_ATTR_SKIP_CPU_SYNC; it now maps them with the attribute and
  * syncs them itself (kernel/core/ion_dmabuf.c).
  *
+ * Since only the first report is printed, the test also checks that no
+ * error was counted before it started (by the programs that ran before
+ * it), and then sets dma-api/all_errors so that every later report is
+ * printed and fails the program during which it happened.
+ *
  * Without DMA-API debugging every case is a SKIP that says so.
  */
 #include "heap_util.h"
 
 #define DMA_API_ERRORS	"/sys/kernel/debug/dma-api/error_count"
+#define DMA_API_ALL	"/sys/kernel/debug/dma-api/all_errors"
 #define LEN		(64 * 1024)
 
 struct it_drm_version {
@@ -183,14 +189,31 @@ int main(void)
 {
 	struct it_heaps hs;
 	unsigned int i, m;
-	int ion, drm, tfd;
+	int ion, drm, tfd, ret = 0;
+	long long errors;
+	FILE *f;
 
 	ion = it_setup(&hs);
 	if (dma_api_errors() < 0) {
 		skip_all("no DMA-API debugging: no " DMA_API_ERRORS);
+		tap_skip("no DMA-API error before this program",
+			 "no DMA-API debugging");
 		close(ion);
 		return tap_exit();
 	}
+	errors = dma_api_errors();
+	if (errors)
+		tap_diag("%lld DMA-API errors before this program; the kernel log shows the first", errors);
+	tap_ok(!errors, "no DMA-API error before this program");
+	f = fopen(DMA_API_ALL, "w");
+	if (f) {
+		ret = fputs("1\n", f) < 0;
+		ret |= fclose(f) != 0;
+	}
+	if (!f || ret)
+		tap_diag("cannot set " DMA_API_ALL ": %s", strerror(errno));
+	else
+		tap_diag("DMA-API debugging now prints every error");
 	drm = open_vgem();
 	if (drm < 0) {
 		skip_all("no vgem in this guest");
