@@ -78,7 +78,16 @@ panel() {	# <op> <title> [<op drawn dashed, as a limit>]
 		done
 	fi
 	echo "set title '$title'"
-	echo "plot $cmd"
+	# A run limited to some ops (-o) leaves a panel without data.
+	if [ -n "$cmd" ]; then
+		echo "plot $cmd"
+	else
+		echo "set label 1 'not measured in this run' at graph 0.5,0.5 center"
+		echo "set yrange [0.01:1000]"
+		echo "plot 1e-9 notitle"
+		echo "set autoscale y"
+		echo "unset label 1"
+	fi
 }
 
 {
