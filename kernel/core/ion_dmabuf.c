@@ -22,7 +22,9 @@
  *
  * Every buffer is one dma-buf (exporter name "ion").  Each attachment gets
  * its own copy of the buffer's sg table, so each device has its own DMA
- * addresses; map_dma_buf maps that copy with dma_map_sgtable() for the
+ * addresses, with the chunks split into segments the device takes (its
+ * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
+ * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
  * attached device.  Uncached buffers (no ION_FLAG_CACHED) hold no dirty CPU
  * cache lines, so their mappings skip CPU syncs (DMA_ATTR_SKIP_CPU_SYNC)
  * and CPU access needs no maintenance.  Cached buffers are mapped with
@@ -70,20 +72,66 @@ static bool ion_buffer_cached(const struct ion_core_buffer *buffer)
 	return buffer->base.flags & ION_FLAG_CACHED;
 }
 
-static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst)
+/*
+ * The next piece of a chunk at @phys with @left bytes for a device taking
+ * segments of at most @max bytes that do not cross a @boundary (mask).
+ */
+static unsigned int ion_sg_piece(phys_addr_t phys, unsigned int left,
+				 unsigned int max, unsigned long boundary)
 {
-	struct scatterlist *s, *d;
-	unsigned int i;
+	unsigned int len = min(left, max);
+	u64 next;
+
+	if (boundary != ULONG_MAX) {
+		next = ((u64)phys | boundary) + 1;
+		if (phys + len > next)
+			len = next - phys;
+	}
+	return len;
+}
+
+/*
+ * Copy @src into @dst (or only count the entries when @dst is NULL),
+ * splitting chunks into segments @dev can take: DMA-API debugging calls a
+ * longer one, or one across the segment boundary, a bug of whoever built
+ * the list (and an importer without dma_parms takes 64 KiB).
+ */
+static int ion_sg_table_split(const struct sg_table *src,
+			      struct sg_table *dst, struct device *dev)
+{
+	unsigned int max = dma_get_max_seg_size(dev);
+	unsigned long boundary = dma_get_seg_boundary(dev);
+	struct scatterlist *s, *d = dst ? dst->sgl : NULL;
+	unsigned int i, left, len;
+	phys_addr_t phys;
+	int n = 0;
+
+	max = max_t(unsigned int, max, PAGE_SIZE);
+	for_each_sgtable_sg(src, s, i) {
+		phys = sg_phys(s);
+		for (left = s->length; left; left -= len, phys += len) {
+			len = ion_sg_piece(phys, left, max, boundary);
+			if (d) {
+				sg_set_page(d, pfn_to_page(PHYS_PFN(phys)), len,
+					    offset_in_page(phys));
+				d = sg_next(d);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
+			    struct device *dev)
+{
 	int ret;
 
-	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
+	ret = sg_alloc_table(dst, ion_sg_table_split(src, NULL, dev),
+			     GFP_KERNEL);
 	if (ret)
 		return ret;
-	d = dst->sgl;
-	for_each_sgtable_sg(src, s, i) {
-		sg_set_page(d, sg_page(s), s->length, s->offset);
-		d = sg_next(d);
-	}
+	ion_sg_table_split(src, dst, dev);
 	return 0;
 }
 
@@ -102,7 +150,10 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 
 	mutex_lock(&buffer->lock);
 	sgt = __ion_buffer_sg_table(buffer);
-	ret = IS_ERR(sgt) ? PTR_ERR(sgt) : ion_sg_table_dup(sgt, &a->table);
+	if (IS_ERR(sgt))
+		ret = PTR_ERR(sgt);
+	else
+		ret = ion_sg_table_dup(sgt, &a->table, a->dev);
 	if (ret) {
 		mutex_unlock(&buffer->lock);
 		kfree(a);

@@ -15,7 +15,11 @@
  * DMA-heap buffer (its own device holds a DMA-API allocation of it) and a
  * second importer of any cached buffer - because ion mapped cached buffers
  * without DMA_ATTR_SKIP_CPU_SYNC; it now maps them with the attribute and
- * syncs them itself (kernel/core/ion_dmabuf.c).
+ * syncs them itself (kernel/core/ion_dmabuf.c).  And each chunk was
+ * handed to importers as one segment, while a device without dma_parms
+ * (vgem's and ion_test's platform devices) takes at most 64 KiB: "mapping
+ * sg segment longer than device claims to support"; the buffers here
+ * are 4 MiB, and ion now splits each attachment's table for its device.
  *
  * Since only the first report is printed, the test also checks that no
  * error was counted before it started (by the programs that ran before
@@ -28,7 +32,8 @@
 
 #define DMA_API_ERRORS	"/sys/kernel/debug/dma-api/error_count"
 #define DMA_API_ALL	"/sys/kernel/debug/dma-api/all_errors"
-#define LEN		(64 * 1024)
+/* Chunks of 1 MiB (system heap) or one 4 MiB chunk: beyond 64 KiB. */
+#define LEN		(4 << 20)
 
 struct it_drm_version {
 	int version_major, version_minor, version_patchlevel;
