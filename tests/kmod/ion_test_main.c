@@ -382,6 +382,11 @@ static int __init ion_test_init(void)
 							     -1, NULL, 0);
 	if (IS_ERR(ion_test_probe_dev))
 		return PTR_ERR(ion_test_probe_dev);
+	/*
+	 * A generic importer: take exporters' segments whole (vivid's
+	 * dma-contig buffers are one segment of a whole frame).
+	 */
+	dma_set_max_seg_size(&ion_test_probe_dev->dev, UINT_MAX);
 	ret = dma_coerce_mask_and_coherent(&ion_test_probe_dev->dev,
 					   DMA_BIT_MASK(64));
 	if (ret)
