@@ -20,7 +20,9 @@
  * - nothing leaks across unload: MemFree after filling the pools with
  *   96 MiB and unloading ion.ko is back to MemFree before filling them,
  *   within 8 MiB (both read after drop_caches, with the pools empty; the
- *   drop while filled shows the measurement sees pooled memory at all).
+ *   drop while filled, at least half the pooled bytes, shows the
+ *   measurement sees pooled memory at all: not all of them, since a debug
+ *   kernel's KASAN quarantine and kmemleak free memory meanwhile).
  * Runs last what unloads ion.ko, and loads it again.
  */
 #include <signal.h>
@@ -440,7 +442,7 @@ static void unload_case(int ion)
 		 free0 / (long long)MiB, free1 / (long long)MiB,
 		 pooled / (long long)MiB, free2 / (long long)MiB);
 	tap_ok(!ret && pooled >= 96 * (long long)MiB &&
-	       free0 - free1 >= pooled - margin,
+	       free0 - free1 >= pooled / 2,
 	       "pooled memory shows as used in MemFree");
 	tap_ok(!ret && free2 >= free0 - margin,
 	       "nothing leaks across module unload");
