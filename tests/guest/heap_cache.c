@@ -69,7 +69,7 @@ static void pools_drain(void)
 	}
 	if (v > 0)
 		tap_diag("deferred_free_bytes still %lld", v);
-	write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+	ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
 }
 
 /*

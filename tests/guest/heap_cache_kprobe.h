@@ -26,25 +26,13 @@ static const char *const kp_defs[] = {
 	"p:" KP_GROUP "/inval arch_sync_dma_for_cpu paddr=%x0:x64 size=%x1:x64 dir=%x2:x32\n",
 };
 
-static inline int write_str(const char *path, const char *val, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int kp_ready;
 
 static inline void kp_remove(void)
 {
-	write_str(TRACING "/events/" KP_GROUP "/enable", "0\n", 0);
-	write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/clean\n", O_APPEND);
-	write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/inval\n", O_APPEND);
+	ht_write_str(TRACING "/events/" KP_GROUP "/enable", "0\n", 0);
+	ht_write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/clean\n", O_APPEND);
+	ht_write_str(TRACING "/kprobe_events", "-:" KP_GROUP "/inval\n", O_APPEND);
 	kp_ready = 0;
 }
 
@@ -55,9 +43,9 @@ static inline int kp_setup(void)
 
 	kp_remove();	/* what an earlier, crashed run may have left */
 	for (i = 0; i < IT_ARRAY_SIZE(kp_defs) && !ret; i++)
-		ret = write_str(TRACING "/kprobe_events", kp_defs[i], O_APPEND);
+		ret = ht_write_str(TRACING "/kprobe_events", kp_defs[i], O_APPEND);
 	if (!ret)
-		ret = write_str(TRACING "/events/" KP_GROUP "/enable", "1\n", 0);
+		ret = ht_write_str(TRACING "/events/" KP_GROUP "/enable", "1\n", 0);
 	if (ret) {
 		tap_diag("kprobe events: %s", strerror(-ret));
 		kp_remove();
@@ -70,7 +58,7 @@ static inline int kp_setup(void)
 /* Empty the trace buffer. */
 static inline int kp_clear(void)
 {
-	return write_str(TRACING "/trace", "", O_TRUNC);
+	return ht_write_str(TRACING "/trace", "", O_TRUNC);
 }
 
 /*

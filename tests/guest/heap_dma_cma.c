@@ -31,26 +31,6 @@
 
 #define BIG		(64ULL << 20)
 
-/* A /proc/meminfo value in bytes, or -1 when the line is missing. */
-static long long meminfo(const char *key)
-{
-	char line[128];
-	size_t n = strlen(key);
-	long long kb, ret = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':' &&
-		    sscanf(line + n + 1, "%lld", &kb) == 1) {
-			ret = kb * 1024;
-			break;
-		}
-	fclose(f);
-	return ret;
-}
-
 static const char *cases[] = {
 	"64 MiB from the DMA heap alone",
 	"CmaFree drops by the buffer's size",
@@ -86,7 +66,7 @@ static void one_mode(int ion, int tfd, unsigned int id, const char *mode,
 	long bad;
 	int buf, ret;
 
-	free0 = meminfo("CmaFree");
+	free0 = ht_meminfo("CmaFree");
 	used0 = total - free0;
 	buf = ht_alloc(ion, BIG, 0, id, flags);
 	if (!it_expect(buf, 0, "%s: %s", mode, cases[0])) {
@@ -94,7 +74,7 @@ static void one_mode(int ion, int tfd, unsigned int id, const char *mode,
 			 free0 >> 10);
 		return;
 	}
-	free1 = meminfo("CmaFree");
+	free1 = ht_meminfo("CmaFree");
 	tap_diag("%s: CmaFree %lld -> %lld kB (%lld kB of CMA in use before)",
 		 mode, free0 >> 10, free1 >> 10, used0 >> 10);
 	tap_ok(free0 - free1 >= (long long)BIG - used0, "%s: %s", mode,
@@ -138,7 +118,7 @@ static void one_mode(int ion, int tfd, unsigned int id, const char *mode,
 	}
 	close(buf);
 
-	free2 = meminfo("CmaFree");
+	free2 = ht_meminfo("CmaFree");
 	tap_diag("%s: CmaFree after the close %lld kB", mode, free2 >> 10);
 	tap_ok(free2 - free1 >= (long long)BIG / 2, "%s: %s", mode, cases[5]);
 	buf = ht_alloc(ion, BIG, 0, id, flags);
@@ -151,7 +131,7 @@ static void one_mode(int ion, int tfd, unsigned int id, const char *mode,
 
 int main(void)
 {
-	long long total = meminfo("CmaTotal");
+	long long total = ht_meminfo("CmaTotal");
 	const struct ion_heap_data *h;
 	struct it_heaps hs;
 	unsigned int m;
@@ -167,12 +147,12 @@ int main(void)
 		return tap_exit();
 	}
 	tap_diag("CmaTotal %lld kB, CmaFree %lld kB", total >> 10,
-		 meminfo("CmaFree") >> 10);
-	if (meminfo("CmaFree") < (long long)BIG) {
+		 ht_meminfo("CmaFree") >> 10);
+	if (ht_meminfo("CmaFree") < (long long)BIG) {
 		/* Debian arm64: 64 MiB in all, some of it taken at boot. */
 		snprintf(why, sizeof(why),
 			 "CMA has %lld MiB free (of %lld), less than 64",
-			 meminfo("CmaFree") >> 20, total >> 20);
+			 ht_meminfo("CmaFree") >> 20, total >> 20);
 		skip_all(why);
 		close(ion);
 		return tap_exit();

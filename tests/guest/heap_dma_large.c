@@ -35,25 +35,6 @@ static const struct it_heap *dma_heap(void)
 	return NULL;
 }
 
-/* A /proc/meminfo value in bytes, or -1 when the key is absent. */
-static long long meminfo(const char *key)
-{
-	size_t klen = strlen(key);
-	long long v = -1;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			v = strtoll(line + klen + 1, NULL, 10) * 1024;
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /*
  * The big buffer: its pattern everywhere, except the XFER bytes before the
  * last XFER, which edu wrote from the small buffer's second XFER bytes.
@@ -203,7 +184,7 @@ static void big_case(int ion, int tfd, const struct ion_test_info *info,
 		     const struct it_heap *kh, unsigned int flags,
 		     const char *cname)
 {
-	long long total = meminfo("CmaTotal"), free0 = meminfo("CmaFree");
+	long long total = ht_meminfo("CmaTotal"), free0 = ht_meminfo("CmaFree");
 	unsigned int seed = (unsigned int)it_now_ms();
 	/* Two 32 MiB buffers cannot both fit in what CMA has free. */
 	int tight = free0 < 2 * (long long)BIG;
@@ -216,7 +197,7 @@ static void big_case(int ion, int tfd, const struct ion_test_info *info,
 	big = ht_alloc(ion, BIG, 0, kh->id, flags);
 	if (!it_expect(big, 0, "%s 32 MiB %s: allocates", kh->name, cname))
 		return;
-	free1 = meminfo("CmaFree");
+	free1 = ht_meminfo("CmaFree");
 	tap_diag("CmaTotal %lld KiB: CmaFree %lld KiB before, %lld KiB with the buffer",
 		 total >> 10, free0 >> 10, free1 >> 10);
 	ok = !ht_import(tfd, big, ION_TEST_MODE_CLIENT, &imp);
@@ -283,7 +264,7 @@ out:
 int main(void)
 {
 	const struct it_heap *kh = dma_heap();
-	long long total = meminfo("CmaTotal");
+	long long total = ht_meminfo("CmaTotal");
 	struct ion_test_info info;
 	struct it_heaps hs;
 	unsigned int c;
@@ -296,7 +277,7 @@ int main(void)
 		return tap_exit();
 	}
 	tap_diag("CmaTotal %lld MiB, CmaFree %lld MiB", total >> 20,
-		 meminfo("CmaFree") >> 20);
+		 ht_meminfo("CmaFree") >> 20);
 	if (total < (long long)BIG) {
 		/* Buddy pages only: nothing contiguous beyond 4 MiB. */
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {

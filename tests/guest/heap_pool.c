@@ -97,41 +97,11 @@ static int wait_deferred(void)
 	return wait_key("deferred_free_bytes", 0);
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int drop_caches(void)
 {
 	int ret = wait_deferred();
 
-	return ret ? ret : write_file("/proc/sys/vm/drop_caches", "3\n");
-}
-
-static long long meminfo(const char *key)
-{
-	char line[128];
-	size_t klen = strlen(key);
-	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			v = strtoll(line + klen + 1, NULL, 10) * 1024;
-			break;
-		}
-	fclose(f);
-	return v;
+	return ret ? ret : ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
 }
 
 /*
@@ -279,7 +249,7 @@ static void pressure_child(long long shrinks, long long limit)
 {
 	long long done = 0;
 
-	write_file("/proc/self/oom_score_adj", "1000\n");
+	ht_write_str("/proc/self/oom_score_adj", "1000\n", 0);
 	while (done < limit) {
 		void *p = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
@@ -312,7 +282,7 @@ static void pressure_case(int ion)
 		ret = wait_deferred();
 	shrinks = dfs_num("shrink_count");
 	pooled = dfs_num("pool_bytes");
-	limit = meminfo("MemFree") + pooled / 4;
+	limit = ht_meminfo("MemFree") + pooled / 4;
 	if (ret || pooled < 32 * (long long)MiB || limit < 0) {
 		tap_diag("pool_bytes %lld: %s", pooled, strerror(-ret));
 		tap_ok(0, "memory pressure shrinks the pools");
@@ -352,7 +322,7 @@ static void cap_case(int ion)
 	close(fd);
 	ret = drop_caches();
 	if (!ret)
-		ret = write_file(CAP_PARAM, "4\n");
+		ret = ht_write_str(CAP_PARAM, "4\n", 0);
 	cap = dfs_num("pool_max_bytes");
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
@@ -366,7 +336,7 @@ static void cap_case(int ion)
 
 	/* Lowering the cap trims the pools when the worker next runs. */
 	if (!ret)
-		ret = write_file(CAP_PARAM, "1\n");
+		ret = ht_write_str(CAP_PARAM, "1\n", 0);
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, sizes, 1);
 	if (!ret)
@@ -377,7 +347,7 @@ static void cap_case(int ion)
 	       "lowering the pool cap trims the pools");
 	if (ret)
 		tap_diag("%s", strerror(-ret));
-	if (write_file(CAP_PARAM, old))
+	if (ht_write_str(CAP_PARAM, old, 0))
 		tap_diag("could not restore pool_max_mb=%s", old);
 }
 
@@ -421,7 +391,7 @@ static void unload_case(int ion)
 		return;
 	}
 	ret = drop_caches();
-	free0 = meminfo("MemFree");
+	free0 = ht_meminfo("MemFree");
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
 	if (!ret)
@@ -429,13 +399,13 @@ static void unload_case(int ion)
 	if (!ret)
 		ret = wait_deferred();
 	pooled = dfs_num("pool_bytes");
-	free1 = meminfo("MemFree");
+	free1 = ht_meminfo("MemFree");
 	close(ion);
 	if (!ret && syscall(SYS_delete_module, "ion", O_NONBLOCK))
 		ret = -errno;
 	if (!ret)
-		ret = write_file("/proc/sys/vm/drop_caches", "3\n");
-	free2 = meminfo("MemFree");
+		ret = ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+	free2 = ht_meminfo("MemFree");
 	if (ret)
 		tap_diag("%s", strerror(-ret));
 	tap_diag("MemFree: %lld MiB before filling the pools, %lld MiB with %lld MiB pooled, %lld MiB after unloading",

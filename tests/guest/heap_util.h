@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the heap_* guest tests: allocation with alignment (handle
- * ABI, then SHARE for an fd), mmap with sync, and the ion_test importer
- * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe).
+ * ABI, then SHARE for an fd), mmap with sync, the ion_test importer
+ * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe), and
+ * writing control files and reading /proc/meminfo.
  */
 #ifndef ION_HEAP_UTIL_H
 #define ION_HEAP_UTIL_H
@@ -119,6 +120,38 @@ static inline unsigned long long ht_buf_phys(int tfd, int buf)
 static inline const char *ht_mode_name(unsigned int mode)
 {
 	return mode == ION_TEST_MODE_CLIENT ? "client" : "dmabuf";
+}
+
+/* Write @val to the file at @path (opened with extra @flags); -errno. */
+static inline int ht_write_str(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* A /proc/meminfo value in bytes, or -1 when the key is absent. */
+static inline long long ht_meminfo(const char *key)
+{
+	size_t klen = strlen(key);
+	long long v = -1;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
 }
 
 #endif /* ION_HEAP_UTIL_H */
