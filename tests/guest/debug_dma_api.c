@@ -29,37 +29,12 @@
  * Without DMA-API debugging every case is a SKIP that says so.
  */
 #include "heap_util.h"
+#include "vgem_util.h"
 
 #define DMA_API_ERRORS	"/sys/kernel/debug/dma-api/error_count"
 #define DMA_API_ALL	"/sys/kernel/debug/dma-api/all_errors"
 /* Chunks of 1 MiB (system heap) or one 4 MiB chunk: beyond 64 KiB. */
 #define LEN		(4 << 20)
-
-struct it_drm_version {
-	int version_major, version_minor, version_patchlevel;
-	size_t name_len;
-	char *name;
-	size_t date_len;
-	char *date;
-	size_t desc_len;
-	char *desc;
-};
-
-struct it_drm_gem_close {
-	uint32_t handle;
-	uint32_t pad;
-};
-
-struct it_drm_prime_handle {
-	uint32_t handle;
-	uint32_t flags;
-	int32_t fd;
-};
-
-#define IT_DRM_IOCTL_VERSION	_IOWR('d', 0x00, struct it_drm_version)
-#define IT_DRM_IOCTL_GEM_CLOSE	_IOW('d', 0x09, struct it_drm_gem_close)
-#define IT_DRM_IOCTL_PRIME_FD_TO_HANDLE \
-	_IOWR('d', 0x2e, struct it_drm_prime_handle)
 
 static long long dma_api_errors(void)
 {
@@ -72,35 +47,6 @@ static long long dma_api_errors(void)
 		n = -1;
 	fclose(f);
 	return n;
-}
-
-/* An open vgem node, or -errno. */
-static int open_vgem(void)
-{
-	static const char *const nodes[] = {
-		"/dev/dri/renderD128", "/dev/dri/renderD129",
-		"/dev/dri/card0", "/dev/dri/card1",
-	};
-	unsigned int i;
-
-	if (system("modprobe vgem >/dev/null 2>&1"))
-		return -ENOENT;
-	for (i = 0; i < IT_ARRAY_SIZE(nodes); i++) {
-		struct it_drm_version v;
-		char name[16] = "";
-		int fd = open(nodes[i], O_RDWR | O_CLOEXEC);
-
-		if (fd < 0)
-			continue;
-		memset(&v, 0, sizeof(v));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (!it_ioctl(fd, IT_DRM_IOCTL_VERSION, &v) &&
-		    !strcmp(name, "vgem"))
-			return fd;
-		close(fd);
-	}
-	return -ENODEV;
 }
 
 static const char *const cases[] = {
@@ -126,9 +72,8 @@ static void step(int ok, long long *n0, const struct it_heap *h,
 static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 		      const char *mode, unsigned int flags)
 {
-	struct it_drm_prime_handle p;
-	struct it_drm_gem_close c;
 	struct ion_test_import imp;
+	uint32_t gem;
 	long long n0;
 	int buf, ret, imported;
 
@@ -140,9 +85,7 @@ static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 		return;
 	}
 	n0 = dma_api_errors();
-	memset(&p, 0, sizeof(p));
-	p.fd = buf;
-	ret = it_ioctl(drm, IT_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+	ret = vgem_import(drm, buf, &gem);
 	if (ret)
 		tap_diag("PRIME_FD_TO_HANDLE: %s", strerror(-ret));
 	step(!ret, &n0, h, mode, cases[0]);
@@ -166,11 +109,8 @@ static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 
 	if (imported)
 		ht_release(tfd, imp.slot);
-	if (!ret) {
-		c.handle = p.handle;
-		c.pad = 0;
-		it_ioctl(drm, IT_DRM_IOCTL_GEM_CLOSE, &c);
-	}
+	if (!ret)
+		vgem_close(drm, gem);
 	close(buf);
 	step(1, &n0, h, mode, cases[3]);
 }
