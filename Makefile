@@ -89,7 +89,15 @@ ifneq ($(MODSRC),$(CURDIR))
 		--exclude='*' tests/kmod $(MODSRC)/tests/
 endif
 	$(MAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
+	@# The test modules link against ion.ko's symbol versions: rebuild
+	@# them whenever those change, which kbuild does not track.
 	@if [ -f tests/kmod/Kbuild ]; then \
+		if ! cmp -s $(MODSRC)/kernel/Module.symvers \
+			$(MODSRC)/tests/kmod/.ion.symvers; then \
+			$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod clean; \
+			cp $(MODSRC)/kernel/Module.symvers \
+				$(MODSRC)/tests/kmod/.ion.symvers; \
+		fi; \
 		$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod W=1 \
 			KBUILD_EXTRA_SYMBOLS=$(MODSRC)/kernel/Module.symvers modules; \
 	fi
