@@ -27,34 +27,31 @@
  * freed only by the dma-buf's release op, through ion_buffer_release(),
  * when the last reference to the dma-buf file goes.
  *
- * All accounting is done here, in ion_account_attempt(), ion_charge() and
+ * All accounting is done here, in ion_account_failure(), ion_charge() and
  * ion_uncharge(): per heap and in total, live buffers and bytes, the peak
- * of bytes, successful allocations and failed attempts.  This is where
- * per-client quotas and memcg charging will hook in.  The backing of a
- * buffer is reached only through the heap ops and ion_buffer_sg_table(),
- * which already sets up a heap's sg table lazily; delayed allocation (the
- * backing chosen at first attach) will fit behind the same two doors.
+ * of bytes, successful allocations (buffers that went live: one lock round
+ * per buffer) and failed attempts (a heap that refused, or an export that
+ * failed after it).  This is where per-client quotas and memcg charging
+ * will hook in.  The backing of a buffer is reached only through the heap
+ * ops and ion_buffer_sg_table(), which already sets up a heap's sg table
+ * lazily; delayed allocation (the backing chosen at first attach) will fit
+ * behind the same two doors.
  */
 
-/* Count one allocation attempt on @heap. */
-static void ion_account_attempt(struct ion_device *dev, struct ion_heap *heap,
-				bool ok)
+/* Count a failed allocation attempt on @heap. */
+static void ion_account_failure(struct ion_device *dev, struct ion_heap *heap)
 {
 	struct ion_heap_core *core = heap->core;
 
 	spin_lock(&dev->stats_lock);
-	if (ok) {
-		core->stats.allocs++;
-		dev->stats.allocs++;
-	} else {
-		core->stats.alloc_failures++;
-		dev->stats.alloc_failures++;
-	}
+	core->stats.alloc_failures++;
+	dev->stats.alloc_failures++;
 	spin_unlock(&dev->stats_lock);
 }
 
 static void ion_stats_add(struct ion_stats *st, u64 size)
 {
+	st->allocs++;
 	st->buffers++;
 	st->bytes += size;
 	st->peak_bytes = max(st->peak_bytes, st->bytes);
@@ -66,8 +63,11 @@ static void ion_stats_sub(struct ion_stats *st, u64 size)
 	st->bytes -= size;
 }
 
-/* Make a new, exported buffer live: counted and listed in its heap. */
-static void ion_charge(struct ion_core_buffer *buffer)
+/*
+ * Make a new, exported buffer live: counted (an allocation that succeeded)
+ * and listed in its heap.
+ */
+static __ion_fastpath void ion_charge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -79,7 +79,7 @@ static void ion_charge(struct ion_core_buffer *buffer)
 	spin_unlock(&dev->stats_lock);
 }
 
-static void ion_uncharge(struct ion_core_buffer *buffer)
+static __ion_fastpath void ion_uncharge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -110,7 +110,8 @@ void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 }
 
 /* Give @buffer's backing back to its heap and drop the heap's pin. */
-static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
+static __ion_fastpath void
+ion_buffer_free_backing(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
 
@@ -120,17 +121,19 @@ static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 		buffer->heap_mapped_dma = false;
 	}
 	heap->ops->free(&buffer->base);
-	module_put(heap->owner);
+	if (heap->owner)
+		module_put(heap->owner);
 	buffer->base.heap = NULL;
 }
 
-static int ion_buffer_try_heap(struct ion_device *dev, struct ion_heap *heap,
-			       struct ion_core_buffer *buffer)
+static __ion_fastpath int ion_buffer_try_heap(struct ion_device *dev,
+					      struct ion_heap *heap,
+					      struct ion_core_buffer *buffer)
 {
 	struct ion_buffer *base = &buffer->base;
 	int ret;
 
-	if (!try_module_get(heap->owner))
+	if (heap->owner && !try_module_get(heap->owner))
 		return -ENOMEM;
 	base->heap = heap;
 	ret = heap->ops->allocate(heap, base, base->size, base->align,
@@ -139,12 +142,13 @@ static int ion_buffer_try_heap(struct ion_device *dev, struct ion_heap *heap,
 		heap->ops->free(base);
 		ret = -EINVAL;
 	}
-	ion_account_attempt(dev, heap, !ret);
 	if (ret) {
+		ion_account_failure(dev, heap);
 		base->heap = NULL;
 		base->sg_table = NULL;
 		base->priv_virt = NULL;
-		module_put(heap->owner);
+		if (heap->owner)
+			module_put(heap->owner);
 	}
 	return ret;
 }
@@ -156,8 +160,9 @@ static bool ion_buffer_too_big(const struct ion_core_buffer *buffer)
 }
 
 /* Try @heap, unless the request cannot succeed or the caller is dying. */
-static int ion_buffer_try(struct ion_device *dev, struct ion_heap *heap,
-			  struct ion_core_buffer *buffer)
+static __always_inline int ion_buffer_try(struct ion_device *dev,
+					  struct ion_heap *heap,
+					  struct ion_core_buffer *buffer)
 {
 	lockdep_assert_held_read(&dev->heap_lock);
 	if (ion_buffer_too_big(buffer))
@@ -172,15 +177,16 @@ static int ion_buffer_try(struct ion_device *dev, struct ion_heap *heap,
  * is given, from the heap *@only (read under the heap lock; NULL once that
  * heap is gone).
  */
-static int ion_buffer_back(struct ion_device *dev,
-			   struct ion_core_buffer *buffer,
-			   unsigned int heap_mask, struct ion_heap *const *only)
+static __ion_fastpath int ion_buffer_back(struct ion_device *dev,
+					  struct ion_core_buffer *buffer,
+					  unsigned int heap_mask,
+					  struct ion_heap *const *only)
 {
 	struct ion_heap *heap;
 	bool nomem = false;
 	int ret = -ENODEV;
 
-	down_read(&dev->heap_lock);
+	percpu_down_read(&dev->heap_lock);
 	if (only) {
 		heap = *only;
 		if (heap && (heap_mask & BIT(heap->id)))
@@ -200,7 +206,7 @@ static int ion_buffer_back(struct ion_device *dev,
 	if (ret == -EINVAL && nomem)
 		ret = -ENOMEM;
 out_unlock:
-	up_read(&dev->heap_lock);
+	percpu_up_read(&dev->heap_lock);
 	return ret;
 }
 
@@ -222,9 +228,9 @@ struct ion_buffer_req {
 	unsigned int file_flags;
 };
 
-static struct ion_core_buffer *ion_buffer_alloc(struct ion_device *dev,
-						const char *owner,
-						const struct ion_buffer_req *req)
+static __always_inline struct ion_core_buffer *
+ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
+		 const struct ion_buffer_req *req)
 {
 	struct ion_core_buffer *buffer;
 	struct dma_buf *dmabuf;
@@ -244,7 +250,7 @@ static struct ion_core_buffer *ion_buffer_alloc(struct ion_device *dev,
 	buffer->base.size = PAGE_ALIGN(req->len);
 	buffer->base.align = req->align;
 	buffer->base.flags = req->flags;
-	strscpy(buffer->owner, owner, sizeof(buffer->owner));
+	buffer->owner = ion_owner_get(owner);
 	mutex_init(&buffer->lock);
 	INIT_LIST_HEAD(&buffer->attachments);
 
@@ -264,8 +270,10 @@ static struct ion_core_buffer *ion_buffer_alloc(struct ion_device *dev,
 	return buffer;
 
 err_free_backing:
+	ion_account_failure(dev, buffer->base.heap);
 	ion_buffer_free_backing(buffer);
 err_free_buffer:
+	ion_owner_put(buffer->owner);
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
 	return ERR_PTR(ret);
@@ -274,7 +282,7 @@ err_free_buffer:
 /**
  * ion_buffer_create() - allocate a buffer and its dma-buf
  * @dev:       the device
- * @owner:     name of the allocating client, for debugfs
+ * @owner:     name of the allocating client, for debugfs (referenced)
  * @len:       size in bytes, rounded up to whole pages
  * @align:     0 or a power of two
  * @heap_mask: heaps to try, by heap id
@@ -289,11 +297,10 @@ err_free_buffer:
  * ERR_PTR(-ENOMEM) when no heap could back it, ERR_PTR(-EINTR) on a fatal
  * signal, or another heap error.
  */
-struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
-					  const char *owner, u64 len,
-					  unsigned long align,
-					  unsigned int heap_mask,
-					  unsigned int flags)
+__ion_fastpath struct ion_core_buffer *
+ion_buffer_create(struct ion_device *dev, struct ion_owner *owner, u64 len,
+		  unsigned long align, unsigned int heap_mask,
+		  unsigned int flags)
 {
 	const struct ion_buffer_req req = {
 		.len = len,
@@ -309,7 +316,7 @@ struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
 /**
  * ion_buffer_create_in() - allocate a buffer and its dma-buf from one heap
  * @dev:	the device
- * @owner:	name of the allocating client, for debugfs
+ * @owner:	name of the allocating client, for debugfs (referenced)
  * @len:	size in bytes, rounded up to whole pages
  * @heap:	where the heap is: *@heap is read under &ion_device.heap_lock
  *		and is NULL once the heap is unregistered
@@ -324,11 +331,10 @@ struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
  * Return: the buffer, or the ERR_PTRs of ion_buffer_create();
  * ERR_PTR(-ENODEV) when the heap is gone.
  */
-struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
-					     const char *owner, u64 len,
-					     struct ion_heap *const *heap,
-					     unsigned int flags,
-					     unsigned int file_flags)
+__ion_fastpath struct ion_core_buffer *
+ion_buffer_create_in(struct ion_device *dev, struct ion_owner *owner, u64 len,
+		     struct ion_heap *const *heap, unsigned int flags,
+		     unsigned int file_flags)
 {
 	const struct ion_buffer_req req = {
 		.len = len,
@@ -342,16 +348,19 @@ struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
 }
 
 /**
- * ion_buffer_release() - free a buffer; the dma-buf's release op
- * @buffer: the buffer, whose dma-buf has no references left
+ * ion_buffer_release() - free a buffer; the release op of its dma-buf
+ * @dmabuf: the buffer's dma-buf, which has no references left
  *
  * Context: Process context; sleeps.
  */
-void ion_buffer_release(struct ion_core_buffer *buffer)
+__ion_fastpath void ion_buffer_release(struct dma_buf *dmabuf)
 {
+	struct ion_core_buffer *buffer = dmabuf->priv;
+
 	ion_uncharge(buffer);
 	WARN_ON_ONCE(buffer->kmap_count || buffer->attach_count);
 	ion_buffer_free_backing(buffer);
+	ion_owner_put(buffer->owner);
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
 }

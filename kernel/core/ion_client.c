@@ -36,7 +36,7 @@ static bool ion_client_name_taken(struct ion_device *dev, const char *name)
 
 	lockdep_assert_held(&dev->client_lock);
 	list_for_each_entry(client, &dev->clients, node) {
-		if (!strcmp(client->name, name))
+		if (!strcmp(client->owner->name, name))
 			return true;
 	}
 	return false;
@@ -46,15 +46,16 @@ static bool ion_client_name_taken(struct ion_device *dev, const char *name)
 static void ion_client_set_name(struct ion_device *dev,
 				struct ion_client *client, const char *base)
 {
+	char *name = client->owner->name;
+	size_t size = sizeof(client->owner->name);
 	unsigned int n = 0;
 
 	lockdep_assert_held(&dev->client_lock);
-	strscpy(client->name, base, sizeof(client->name) - 12);
-	strreplace(client->name, '/', '_');
-	while (ion_client_name_taken(dev, client->name)) {
-		snprintf(client->name, sizeof(client->name), "%.*s-%u",
-			 (int)sizeof(client->name) - 12, base, ++n);
-		strreplace(client->name, '/', '_');
+	strscpy(name, base, size - 12);
+	strreplace(name, '/', '_');
+	while (ion_client_name_taken(dev, name)) {
+		snprintf(name, size, "%.*s-%u", (int)size - 12, base, ++n);
+		strreplace(name, '/', '_');
 	}
 }
 
@@ -70,6 +71,12 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
 	client = kzalloc(sizeof(*client), GFP_KERNEL);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
+	client->owner = kzalloc(sizeof(*client->owner), GFP_KERNEL);
+	if (!client->owner) {
+		kfree(client);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&client->owner->ref, 1);
 	kref_init(&client->ref);
 	client->dev = dev;
 	client->pid = get_pid(pid);
@@ -221,6 +228,7 @@ static void ion_client_release(struct kref *ref)
 	xa_destroy(&client->handles);
 	mutex_destroy(&client->lock);
 	put_pid(client->pid);
+	ion_owner_put(client->owner);
 	kfree(client);
 }
 
@@ -407,7 +415,7 @@ struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 {
 	struct ion_core_buffer *buffer;
 
-	buffer = ion_buffer_create(client->dev, client->name, len, align,
+	buffer = ion_buffer_create(client->dev, client->owner, len, align,
 				   heap_mask & client->heap_mask, flags);
 	if (IS_ERR(buffer))
 		return ERR_CAST(buffer);

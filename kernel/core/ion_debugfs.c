@@ -75,7 +75,7 @@ static void ion_debugfs_heap_buffers(struct seq_file *s, struct ion_heap *heap)
 	list_for_each_entry(buffer, &core->buffers, heap_node) {
 		seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t",
 			   buffer->id, buffer->ino, buffer->base.size,
-			   buffer->base.flags, buffer->owner,
+			   buffer->base.flags, buffer->owner->name,
 			   atomic_read(&buffer->handle_count),
 			   READ_ONCE(buffer->attach_count));
 		ion_debugfs_buffer_name(s, buffer->dmabuf);
@@ -130,7 +130,7 @@ static int ion_client_show(struct seq_file *s, void *unused)
 	int i;
 
 	xa_lock(&client->handles);
-	seq_printf(s, "name: %s\n", client->name);
+	seq_printf(s, "name: %s\n", client->owner->name);
 	seq_printf(s, "kind: %s\n", client->pid ? "user" : "kernel");
 	seq_printf(s, "pid: %d\n", client->pid ? pid_nr(client->pid) : 0);
 	seq_printf(s, "handles: %u\n", client->handle_count);
@@ -205,7 +205,7 @@ void ion_debugfs_add_heap(struct ion_device *dev, struct ion_heap *heap)
 void ion_debugfs_add_client(struct ion_device *dev, struct ion_client *client)
 {
 	lockdep_assert_held(&dev->client_lock);
-	client->debugfs = debugfs_create_file(client->name, 0444,
+	client->debugfs = debugfs_create_file(client->owner->name, 0444,
 					      dev->debug_clients, client,
 					      &ion_client_fops);
 }

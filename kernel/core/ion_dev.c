@@ -29,7 +29,7 @@
  * - the dma-buf's reservation lock (dma-buf core, around map_dma_buf and
  *   vmap), then &ion_core_buffer.lock (mutex): a buffer's attachments,
  *   its kernel mapping and the lazy setup of its sg table.
- * - &ion_device.heap_lock (rw_semaphore): the heap list and each heap's
+ * - &ion_device.heap_lock (percpu_rw_semaphore): the heap list and each heap's
  *   dma-heap nodes; read across an allocation (so a heap cannot go while
  *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,
  *   which also creates and removes the nodes' devices under it.  Taken
@@ -71,8 +71,8 @@ struct ion_ioctl_ctx {
 };
 
 /* Reserve an fd for @dmabuf, taking over the caller's reference to it. */
-static int ion_ioctl_prepare_fd(struct ion_ioctl_ctx *ctx,
-				struct dma_buf *dmabuf)
+static __ion_fastpath int ion_ioctl_prepare_fd(struct ion_ioctl_ctx *ctx,
+					       struct dma_buf *dmabuf)
 {
 	int fd = get_unused_fd_flags(O_CLOEXEC);
 
@@ -86,7 +86,7 @@ static int ion_ioctl_prepare_fd(struct ion_ioctl_ctx *ctx,
 }
 
 /* Install the reserved fd on success, undo the command's effects if not. */
-static void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
+static __ion_fastpath void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
 {
 	struct ion_client *client = ctx->client;
 	struct ion_handle *handle;
@@ -109,7 +109,7 @@ static void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
 	}
 }
 
-static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
+static __ion_fastpath long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
 {
 	struct ion_allocation_data *data = arg;
 	struct ion_client *client = ctx->client;
@@ -118,7 +118,7 @@ static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
 
 	if (data->fd || data->unused)
 		return -EINVAL;
-	buffer = ion_buffer_create(client->dev, client->name, data->len, 0,
+	buffer = ion_buffer_create(client->dev, client->owner, data->len, 0,
 				   data->heap_id_mask & client->heap_mask,
 				   data->flags);
 	if (IS_ERR(buffer))
@@ -307,8 +307,8 @@ static const struct ion_ioctl_desc ion_ioctls[] = {
 /* Room for the largest argument (struct ion_allocation_data_legacy). */
 #define ION_IOCTL_MAX_SIZE	32
 
-static const struct ion_ioctl_desc *ion_ioctl_lookup(unsigned int cmd,
-						     unsigned int caller)
+static __ion_fastpath const struct ion_ioctl_desc *
+ion_ioctl_lookup(unsigned int cmd, unsigned int caller)
 {
 	unsigned int i;
 
@@ -319,8 +319,10 @@ static const struct ion_ioctl_desc *ion_ioctl_lookup(unsigned int cmd,
 	return NULL;
 }
 
-static long ion_ioctl_dispatch(struct file *file, unsigned int cmd,
-			       void __user *uarg, unsigned int caller)
+static __always_inline long ion_ioctl_dispatch(struct file *file,
+					       unsigned int cmd,
+					       void __user *uarg,
+					       unsigned int caller)
 {
 	struct ion_ioctl_ctx ctx = { .client = file->private_data, .fd = -1 };
 	const struct ion_ioctl_desc *desc;
@@ -342,7 +344,8 @@ static long ion_ioctl_dispatch(struct file *file, unsigned int cmd,
 	return ret;
 }
 
-static long ion_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static __ion_fastpath long ion_ioctl(struct file *file, unsigned int cmd,
+				     unsigned long arg)
 {
 	return ion_ioctl_dispatch(file, cmd, (void __user *)arg,
 				  ION_IOCTL_NATIVE);
@@ -379,18 +382,18 @@ static const struct file_operations ion_fops = {
 	.compat_ioctl = PTR_IF(IS_ENABLED(CONFIG_COMPAT), ion_compat_ioctl),
 };
 
-static void ion_device_init(struct ion_device *dev)
+static int ion_device_init(struct ion_device *dev)
 {
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = "ion";
 	dev->misc.fops = &ion_fops;
 	dev->misc.mode = 0666;
-	init_rwsem(&dev->heap_lock);
 	INIT_LIST_HEAD(&dev->heaps);
 	mutex_init(&dev->client_lock);
 	INIT_LIST_HEAD(&dev->clients);
 	spin_lock_init(&dev->stats_lock);
 	atomic64_set(&dev->next_buffer_id, 0);
+	return percpu_init_rwsem(&dev->heap_lock);
 }
 
 static int __init ion_init(void)
@@ -398,7 +401,9 @@ static int __init ion_init(void)
 	struct ion_device *dev = &ion_dev;
 	int ret;
 
-	ion_device_init(dev);
+	ret = ion_device_init(dev);
+	if (ret)
+		return ret;
 	ion_debugfs_init(dev);
 	ret = ion_heap_nodes_init();
 	if (ret)
@@ -417,6 +422,7 @@ err_heap_nodes:
 	ion_heap_nodes_exit();
 err_debugfs:
 	ion_debugfs_exit(dev);
+	percpu_free_rwsem(&dev->heap_lock);
 	return ret;
 }
 
@@ -429,6 +435,7 @@ static void __exit ion_exit(void)
 	ion_heap_nodes_exit();
 	WARN_ON_ONCE(!list_empty(&dev->clients));
 	ion_debugfs_exit(dev);
+	percpu_free_rwsem(&dev->heap_lock);
 }
 
 module_init(ion_init);

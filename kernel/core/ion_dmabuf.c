@@ -330,11 +330,6 @@ static void ion_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	ion_buffer_kunmap(dmabuf->priv);
 }
 
-static void ion_dmabuf_release(struct dma_buf *dmabuf)
-{
-	ion_buffer_release(dmabuf->priv);
-}
-
 static const struct dma_buf_ops ion_dmabuf_ops = {
 	.attach = ion_dmabuf_attach,
 	.detach = ion_dmabuf_detach,
@@ -345,7 +340,7 @@ static const struct dma_buf_ops ion_dmabuf_ops = {
 	.mmap = ion_dmabuf_mmap,
 	.vmap = ion_dmabuf_vmap,
 	.vunmap = ion_dmabuf_vunmap,
-	.release = ion_dmabuf_release,
+	.release = ion_buffer_release,
 };
 
 /**
@@ -360,8 +355,8 @@ static const struct dma_buf_ops ion_dmabuf_ops = {
  * Context: Process context; sleeps.
  * Return: the dma-buf, its file holding one reference, or an ERR_PTR.
  */
-struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
-				  unsigned int file_flags)
+__ion_fastpath struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
+						 unsigned int file_flags)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 

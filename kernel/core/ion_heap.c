@@ -96,10 +96,10 @@ int ion_device_add_heap(struct ion_heap *heap)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&core->buffers);
 
-	down_write(&dev->heap_lock);
+	percpu_down_write(&dev->heap_lock);
 	ret = ion_heap_insert(dev, heap);
 	if (ret) {
-		up_write(&dev->heap_lock);
+		percpu_up_write(&dev->heap_lock);
 		pr_warn("ion: heap %s refused: id %u or name taken\n",
 			heap->name, heap->id);
 		kfree(core);
@@ -110,7 +110,7 @@ int ion_device_add_heap(struct ion_heap *heap)
 	if (ret) {
 		list_del(&heap->node);
 		heap->core = NULL;
-		up_write(&dev->heap_lock);
+		percpu_up_write(&dev->heap_lock);
 		pr_warn("ion: heap %s refused: no dma-heap nodes (%d)\n",
 			heap->name, ret);
 		kfree(core);
@@ -120,7 +120,7 @@ int ion_device_add_heap(struct ion_heap *heap)
 	dev->heap_count++;
 	spin_unlock(&dev->stats_lock);
 	ion_debugfs_add_heap(dev, heap);
-	up_write(&dev->heap_lock);
+	percpu_up_write(&dev->heap_lock);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
@@ -139,10 +139,10 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	struct ion_device *dev = &ion_dev;
 	struct ion_heap_core *core;
 
-	down_write(&dev->heap_lock);
+	percpu_down_write(&dev->heap_lock);
 	core = heap->core;
 	if (WARN_ON_ONCE(!core)) {
-		up_write(&dev->heap_lock);
+		percpu_up_write(&dev->heap_lock);
 		return;
 	}
 	debugfs_remove(core->debugfs);
@@ -153,7 +153,7 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	WARN_ON_ONCE(!list_empty(&core->buffers));
 	spin_unlock(&dev->stats_lock);
 	heap->core = NULL;
-	up_write(&dev->heap_lock);
+	percpu_up_write(&dev->heap_lock);
 	kfree(core);
 }
 EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
@@ -180,7 +180,7 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 
 	if (!out && *cnt)
 		return -EINVAL;
-	down_read(&dev->heap_lock);
+	percpu_down_read(&dev->heap_lock);
 	if (!out) {
 		*cnt = dev->heap_count;
 		goto out_unlock;
@@ -202,7 +202,7 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 	}
 	*cnt = n;
 out_unlock:
-	up_read(&dev->heap_lock);
+	percpu_up_read(&dev->heap_lock);
 	return ret;
 }
 
@@ -224,7 +224,7 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 	struct ion_heap *heap;
 	long ret = -ENOTTY;
 
-	down_read(&dev->heap_lock);
+	percpu_down_read(&dev->heap_lock);
 	list_for_each_entry(heap, &dev->heaps, node) {
 		if (!heap->ops->custom_ioctl)
 			continue;
@@ -232,6 +232,6 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 		if (ret != -ENOTTY)
 			break;
 	}
-	up_read(&dev->heap_lock);
+	percpu_up_read(&dev->heap_lock);
 	return ret;
 }

@@ -32,7 +32,7 @@ static bool ion_kapi_lock(struct ion_client *client, struct ion_handle *handle)
 	if (ion_handle_valid(client, handle))
 		return true;
 	mutex_unlock(&client->lock);
-	pr_debug("ion: %s: not a handle of this client\n", client->name);
+	pr_debug("ion: %s: not a handle of this client\n", client->owner->name);
 	return false;
 }
 
@@ -266,7 +266,7 @@ void ion_unmap_kernel(struct ion_client *client, struct ion_handle *handle)
 		ion_buffer_kunmap(handle->buffer);
 	} else {
 		pr_debug("ion: %s: unmap of a handle not mapped\n",
-			 client->name);
+			 client->owner->name);
 	}
 	mutex_unlock(&client->lock);
 }

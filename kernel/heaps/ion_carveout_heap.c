@@ -107,36 +107,23 @@ static int ion_carveout_allocate(struct ion_heap *heap,
 		return -EINVAL;
 	if (len > co->size)
 		return -ENOMEM;
-	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return -ENOMEM;
-	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
-	if (ret)
-		goto err_free_sgt;
 	addr = ion_carveout_get(co, len, align);
-	if (!addr) {
-		ret = -ENOMEM;
-		goto err_free_table;
-	}
+	if (!addr)
+		return -ENOMEM;
 	page = pfn_to_page(PHYS_PFN(addr));
 	ret = ion_carveout_zero(page, len >> PAGE_SHIFT);
 	if (ret)
 		goto err_put_range;
-	sg_set_page(sgt->sgl, page, len, 0);
+	sgt = ion_buffer_one_chunk(buffer, page, len);
 	if (!(flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);
 		if (ret)
 			goto err_put_range;
 	}
-	buffer->sg_table = sgt;
 	return 0;
 
 err_put_range:
 	gen_pool_free(co->pool, addr, len);
-err_free_table:
-	sg_free_table(sgt);
-err_free_sgt:
-	kfree(sgt);
 	return ret;
 }
 
@@ -152,8 +139,6 @@ static void ion_carveout_free(struct ion_buffer *buffer)
 				    buffer->heap->name, sg->length);
 	else
 		gen_pool_free(co->pool, page_to_phys(sg_page(sg)), sg->length);
-	sg_free_table(sgt);
-	kfree(sgt);
 }
 
 static int ion_carveout_phys(struct ion_heap *heap, struct ion_buffer *buffer,

@@ -20,12 +20,17 @@
  * cached buffer never gets a write-combined page.  A pool holds clean
  * chunks only: zeroed, and for uncached ones with no dirty CPU cache line.
  *
- * Freeing is deferred: ion_page_pools_free_table() only moves a buffer's
- * chunks to a list and queues the worker (a kthread of its own, in
- * SCHED_IDLE), which zeroes them and then adds them to their pool.
- * Nobody can see a chunk between the two, so no user ever sees a previous
- * user's data.  The allocation path never zeroes
- * pool chunks; the chunks it takes from the buddy allocator instead are
+ * Freeing is deferred: the free of a buffer only queues its chunks for
+ * the worker (a kthread of its own, in SCHED_IDLE), which zeroes them
+ * and then adds them to their pool.  A buffer of several chunks has an sg
+ * table the pools allocated (ion_page_pools_alloc_table()); its free puts
+ * the whole table on a lock-free list, touching none of the chunks'
+ * struct pages, and the worker takes the chunks off the table and frees
+ * it.  The one chunk of a small buffer (whose table lives in the buffer,
+ * ion_buffer_one_chunk()) goes on the worker's list itself.  Nobody can
+ * see a chunk between its free and its pooling, so no user ever sees a
+ * previous user's data.  The allocation path never zeroes pool chunks;
+ * the chunks it takes from the buddy allocator instead are
  * zeroed there (init_on_alloc, or __GFP_ZERO, which then costs nothing
  * extra).
  *
@@ -42,8 +47,16 @@
  * once for a whole burst of frees.  Until then the pages are neither
  * pooled nor lost: they are counted in deferred_free_bytes, and an
  * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
- * as without pools.  When the CPUs are busy the pools simply refill more
- * slowly, and the shrinker can take the waiting chunks back.
+ * as without pools.  An isolated free of a small cached buffer (at most
+ * ION_POOL_ISOLATED_PAGES, 64 KiB, while no other chunk waits for the
+ * worker) does not even arm the timer: its chunks go straight back to
+ * the buddy allocator, unzeroed, as without pools, because the timer and
+ * the wake-up it leads to cost more than zeroing 64 KiB saves the next
+ * allocation.  A free that joins a burst (the worker is due anyway) is
+ * pooled whatever its size, and so are uncached chunks, whose reuse also
+ * saves a change of the linear map's attributes.  When the CPUs are busy
+ * the pools simply refill more slowly, and the shrinker can take the
+ * waiting chunks back.
  *
  * Zeroing.  Cached chunks are cleared page by page with clear_highpage()
  * (kmap_local_page(), i.e. the linear map on 64-bit, and clear_page()).
@@ -84,21 +97,28 @@
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/kthread.h>
 
 #include "ion_cache.h"
+#include "ion_heap.h"
 #include "ion_page_pool.h"
 #include "ion_page_pool_priv.h"
 
 /* How long after a free the worker starts (one wake-up per burst). */
 #define ION_POOL_DELAY_MS	10
+
+/* The largest cached buffer an isolated free does not pool, in pages. */
+#define ION_POOL_ISOLATED_PAGES	(SZ_64K >> PAGE_SHIFT)
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
@@ -106,7 +126,7 @@ MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
 
 /* The cap on pooled plus deferred pages. */
-unsigned long ion_pool_cap_pages(void)
+__ion_fastpath unsigned long ion_pool_cap_pages(void)
 {
 	unsigned long cap = (unsigned long)READ_ONCE(pool_max_mb) <<
 			    (20 - PAGE_SHIFT);
@@ -114,8 +134,8 @@ unsigned long ion_pool_cap_pages(void)
 	return min(cap, totalram_pages() / 8);
 }
 
-static int ion_pool_index(const struct ion_page_pools *pools,
-			  unsigned int order)
+static __ion_fastpath int ion_pool_index(const struct ion_page_pools *pools,
+					 unsigned int order)
 {
 	unsigned int i;
 
@@ -135,8 +155,8 @@ void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-struct page *ion_pool_take(struct ion_page_pools *pools,
-			   struct ion_page_pool *pool)
+__ion_fastpath struct page *ion_pool_take(struct ion_page_pools *pools,
+					  struct ion_page_pool *pool)
 {
 	struct page *page;
 
@@ -247,6 +267,7 @@ unsigned long ion_pool_shrink_deferred(struct ion_page_pools *pools,
 	struct page *page;
 	bool cached;
 
+	ion_pool_unpack(pools);
 	while (freed < nr) {
 		page = ion_pool_next_deferred(pools, &cached, may_block);
 		if (!page)
@@ -293,6 +314,7 @@ void ion_page_pools_worker(struct kthread_work *work)
 	struct page *page;
 	bool cached;
 
+	ion_pool_unpack(pools);
 	while ((page = ion_pool_next_deferred(pools, &cached, true))) {
 		unsigned int order = page_private(page);
 
@@ -309,8 +331,9 @@ void ion_page_pools_worker(struct kthread_work *work)
 }
 
 /* Count @npages as deferred if that keeps the pools within the cap. */
-static bool ion_pool_reserve(struct ion_page_pools *pools,
-			     unsigned long npages, unsigned long cap)
+static __ion_fastpath bool ion_pool_reserve(struct ion_page_pools *pools,
+					    unsigned long npages,
+					    unsigned long cap)
 {
 	unsigned long held;
 
@@ -323,24 +346,188 @@ static bool ion_pool_reserve(struct ion_page_pools *pools,
 }
 
 /**
- * ion_page_pools_free_table() - take back the chunks of a freed buffer
- * @pools:  the heap's pools
- * @sgt:    the buffer's table, one chunk of a pool order per entry
- * @cached: whether the buffer was cached (else its linear map is still
- *	    write-combined)
- *
- * Each chunk is queued for zeroing and pooling (the worker starts within
- * ION_POOL_DELAY_MS) while the pools are within their cap, otherwise
- * given back to the buddy allocator at once (an uncached one restored to
- * write-back first; one that cannot be is leaked with a warning).  The
- * table itself stays the caller's to free.
- *
- * Context: Process context, may sleep.
+ * struct ion_pool_table - a buffer's sg table, from the pools' allocator
+ * @sgt:    the table
+ * @node:   on &ion_page_pools.freed once its buffer is freed whole
+ * @cached: the buffer's cache mode, set then
  */
-void ion_page_pools_free_table(struct ion_page_pools *pools,
-			       struct sg_table *sgt, bool cached)
+struct ion_pool_table {
+	struct sg_table sgt;
+	struct llist_node node;
+	bool cached;
+};
+
+/**
+ * ion_page_pools_alloc_table() - an sg table for a buffer of pool chunks
+ * @nents: its number of entries, at least 1
+ *
+ * The table goes back with its chunks to ion_page_pools_free_table(), or
+ * alone to ion_page_pools_drop_table().  (A buffer of one chunk needs
+ * none: ion_buffer_one_chunk(), and ion_page_pools_free_chunk().)
+ *
+ * Context: Process context; sleeps.
+ * Return: the table, its entries cleared, or NULL.
+ */
+__ion_fastpath struct sg_table *ion_page_pools_alloc_table(unsigned int nents)
 {
-	unsigned long cap = ion_pool_cap_pages(), leaked = 0;
+	struct ion_pool_table *t;
+
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	if (sg_alloc_table(&t->sgt, nents, GFP_KERNEL)) {
+		kfree(t);
+		return NULL;
+	}
+	return &t->sgt;
+}
+
+/**
+ * ion_page_pools_drop_table() - free a table of ion_page_pools_alloc_table()
+ * @sgt: the table; whatever chunks it lists are the caller's
+ *
+ * Context: Any context that may kfree().
+ */
+void ion_page_pools_drop_table(struct sg_table *sgt)
+{
+	sg_free_table(sgt);
+	kfree(container_of(sgt, struct ion_pool_table, sgt));
+}
+
+/**
+ * ion_pool_unpack() - move the chunks of wholly freed tables to @deferred
+ * @pools: the pools
+ *
+ * For the worker and the shrinker, which work on chunks; the tables are
+ * freed.  The chunks stay counted in deferred_pages.
+ *
+ * Context: Any context that may kfree(); takes a spinlock.
+ */
+void ion_pool_unpack(struct ion_page_pools *pools)
+{
+	struct llist_node *first = llist_del_all(&pools->freed);
+	struct list_head chunks[2];
+	struct ion_pool_table *t, *tmp;
+	struct scatterlist *sg;
+	unsigned int i;
+	int c;
+
+	if (!first)
+		return;
+	INIT_LIST_HEAD(&chunks[0]);
+	INIT_LIST_HEAD(&chunks[1]);
+	/* Oldest first, as they were freed. */
+	first = llist_reverse_order(first);
+	llist_for_each_entry_safe(t, tmp, first, node) {
+		for_each_sgtable_sg(&t->sgt, sg, i) {
+			struct page *page = sg_page(sg);
+
+			set_page_private(page, get_order(sg->length));
+			list_add_tail(&page->lru, &chunks[t->cached]);
+		}
+		ion_page_pools_drop_table(&t->sgt);
+	}
+	spin_lock(&pools->deferred_lock);
+	for (c = 0; c < 2; c++)
+		list_splice_tail(&chunks[c], &pools->deferred[c]);
+	spin_unlock(&pools->deferred_lock);
+}
+
+/*
+ * The pages of @sgt when every chunk is of a pool order, else 0.  Reads
+ * the table only: the chunks' struct pages are left for the worker.
+ */
+static __ion_fastpath unsigned long
+ion_pool_table_pages(struct ion_page_pools *pools, struct sg_table *sgt)
+{
+	unsigned long npages = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (ion_pool_index(pools, get_order(sg->length)) < 0)
+			return 0;
+		npages += sg->length >> PAGE_SHIFT;
+	}
+	return npages;
+}
+
+/*
+ * Start the worker within ION_POOL_DELAY_MS, once per burst of frees: a
+ * free while the timer is pending arms nothing (see DOC).
+ */
+static void ion_pool_kick(struct ion_page_pools *pools)
+{
+	if (!timer_pending(&pools->work.timer))
+		kthread_queue_delayed_work(pools->worker, &pools->work,
+					   msecs_to_jiffies(ION_POOL_DELAY_MS));
+}
+
+/*
+ * An isolated free of a small cached buffer (nothing else waits for the
+ * worker) goes straight back to the buddy allocator, unzeroed, as without
+ * pools: waking the worker for it would cost more than the zeroing it
+ * saves the next allocation (see DOC).
+ */
+static bool ion_pool_isolated(struct ion_page_pools *pools,
+			      unsigned long npages, bool cached)
+{
+	return cached && npages && npages <= ION_POOL_ISOLATED_PAGES &&
+	       !atomic_long_read(&pools->deferred_pages);
+}
+
+/* pool_max_mb may have been lowered: have the worker trim the pools. */
+static void ion_pool_check_cap(struct ion_page_pools *pools,
+			       unsigned long cap)
+{
+	if (atomic_long_read(&pools->pool_pages) > cap)
+		kthread_mod_delayed_work(pools->worker, &pools->work, 0);
+}
+
+/* Put one chunk on @chunks for the worker if the pools stay within @cap. */
+static bool ion_pool_defer(struct ion_page_pools *pools, struct page *page,
+			   unsigned int order, unsigned long cap,
+			   struct list_head *chunks)
+{
+	if (ion_pool_index(pools, order) < 0 ||
+	    !ion_pool_reserve(pools, 1UL << order, cap))
+		return false;
+	set_page_private(page, order);
+	list_add_tail(&page->lru, chunks);
+	return true;
+}
+
+/* Hand @chunks to the worker (or, when empty, let it check the cap). */
+static void ion_pool_queue(struct ion_page_pools *pools,
+			   struct list_head *chunks, bool cached,
+			   unsigned long cap)
+{
+	if (list_empty(chunks)) {
+		ion_pool_check_cap(pools, cap);
+		return;
+	}
+	spin_lock(&pools->deferred_lock);
+	list_splice_tail(chunks, &pools->deferred[cached]);
+	spin_unlock(&pools->deferred_lock);
+	ion_pool_kick(pools);
+}
+
+static void ion_pool_warn_leak(struct ion_page_pools *pools,
+			       unsigned long bytes)
+{
+	pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
+			    pools->name, bytes);
+}
+
+/*
+ * Chunk by chunk: defer each chunk while the pools stay within @cap, give
+ * the others back to the buddy allocator.
+ */
+static void ion_pool_defer_table(struct ion_page_pools *pools,
+				 struct sg_table *sgt, bool cached,
+				 unsigned long cap)
+{
+	unsigned long leaked = 0;
 	struct scatterlist *sg;
 	LIST_HEAD(chunks);
 	unsigned int i;
@@ -349,30 +536,88 @@ void ion_page_pools_free_table(struct ion_page_pools *pools,
 		struct page *page = sg_page(sg);
 		unsigned int order = get_order(sg->length);
 
-		if (ion_pool_index(pools, order) >= 0 &&
-		    ion_pool_reserve(pools, 1UL << order, cap)) {
-			set_page_private(page, order);
-			list_add_tail(&page->lru, &chunks);
-		} else if (!ion_pool_release(page, order, cached)) {
+		if (!ion_pool_defer(pools, page, order, cap, &chunks) &&
+		    !ion_pool_release(page, order, cached))
 			leaked += sg->length;
-		}
 	}
 	if (leaked)
-		pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
-				    pools->name, leaked);
-	if (list_empty(&chunks)) {
-		/* Nothing to zero; the worker trims pools above the cap. */
-		if (atomic_long_read(&pools->pool_pages) > cap)
-			kthread_mod_delayed_work(pools->worker, &pools->work,
-						 0);
+		ion_pool_warn_leak(pools, leaked);
+	ion_pool_queue(pools, &chunks, cached, cap);
+}
+
+/**
+ * ion_page_pools_free_chunk() - take back the one chunk of a freed buffer
+ * @pools:  the heap's pools
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: whether the buffer was cached (else its linear map is still
+ *	    write-combined)
+ *
+ * The chunk is queued for zeroing and pooling (the worker starts within
+ * ION_POOL_DELAY_MS) while the pools are within their cap, otherwise given
+ * back to the buddy allocator at once (an uncached one restored to
+ * write-back first; one that cannot be is leaked with a warning).  An
+ * isolated free of a small cached chunk is given back at once too.
+ *
+ * Context: Process context, may sleep.
+ */
+__ion_fastpath void ion_page_pools_free_chunk(struct ion_page_pools *pools,
+					      struct page *page,
+					      unsigned int order, bool cached)
+{
+	unsigned long cap = ion_pool_cap_pages();
+	LIST_HEAD(chunks);
+
+	if (ion_pool_isolated(pools, 1UL << order, cached)) {
+		__free_pages(page, order);
+		ion_pool_check_cap(pools, cap);
 		return;
 	}
-	spin_lock(&pools->deferred_lock);
-	list_splice_tail(&chunks, &pools->deferred[cached]);
-	spin_unlock(&pools->deferred_lock);
-	/* One wake-up per burst of frees, from a timer (see DOC). */
-	kthread_queue_delayed_work(pools->worker, &pools->work,
-				   msecs_to_jiffies(ION_POOL_DELAY_MS));
+	if (!ion_pool_defer(pools, page, order, cap, &chunks) &&
+	    !ion_pool_release(page, order, cached))
+		ion_pool_warn_leak(pools, PAGE_SIZE << order);
+	ion_pool_queue(pools, &chunks, cached, cap);
+}
+
+/**
+ * ion_page_pools_free_table() - take back a freed buffer's chunks and table
+ * @pools:  the heap's pools
+ * @sgt:    the buffer's table, from ion_page_pools_alloc_table(), one
+ *	    chunk per entry; the pools free it
+ * @cached: whether the buffer was cached
+ *
+ * As ion_page_pools_free_chunk() for each chunk.  When the whole buffer
+ * fits within the cap, the table is queued as it is: the free touches
+ * none of the chunks' struct pages, and the worker unpacks and frees the
+ * table.
+ *
+ * Context: Process context, may sleep.
+ */
+__ion_fastpath void ion_page_pools_free_table(struct ion_page_pools *pools,
+					      struct sg_table *sgt, bool cached)
+{
+	struct ion_pool_table *t = container_of(sgt, struct ion_pool_table,
+						sgt);
+	unsigned long npages = ion_pool_table_pages(pools, sgt);
+	unsigned long cap = ion_pool_cap_pages();
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!ion_pool_isolated(pools, npages, cached) && npages &&
+	    ion_pool_reserve(pools, npages, cap)) {
+		t->cached = cached;
+		llist_add(&t->node, &pools->freed);
+		ion_pool_kick(pools);
+		return;
+	}
+	if (ion_pool_isolated(pools, npages, cached)) {
+		for_each_sgtable_sg(sgt, sg, i)
+			__free_pages(sg_page(sg), get_order(sg->length));
+		ion_pool_check_cap(pools, cap);
+	} else {
+		ion_pool_defer_table(pools, sgt, cached, cap);
+	}
+	ion_page_pools_drop_table(sgt);
 }
 
 /**
@@ -385,14 +630,19 @@ void ion_page_pools_free_table(struct ion_page_pools *pools,
  * Context: Any context; takes a spinlock.
  * Return: a zeroed chunk of @order, or NULL when that pool is empty.
  */
-struct page *ion_page_pools_get(struct ion_page_pools *pools,
-				unsigned int order, bool cached)
+__ion_fastpath struct page *ion_page_pools_get(struct ion_page_pools *pools,
+					       unsigned int order, bool cached)
 {
 	int idx = ion_pool_index(pools, order);
+	struct ion_page_pool *pool;
 
 	if (idx < 0)
 		return NULL;
-	return ion_pool_take(pools, &pools->pool[cached][idx]);
+	pool = &pools->pool[cached][idx];
+	/* Empty (as after drop_caches): no call, no lock. */
+	if (!READ_ONCE(pool->count))
+		return NULL;
+	return ion_pool_take(pools, pool);
 }
 
 /**
@@ -423,7 +673,7 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
  * Context: any; the value may be stale by the time it is used.
  * Return: the number of clean pages ready for reuse.
  */
-unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
+__ion_fastpath unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 {
 	return atomic_long_read(&pools->pool_pages);
 }

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/kthread.h>
@@ -38,12 +39,14 @@ struct ion_page_pool {
  * @name:	    the heap's short name, for the workqueue and messages
  * @norders:	    orders served, largest first
  * @pool:	    the pools, [cached][index of the order]
+ * @freed:	    tables of freed buffers whose chunks are all deferred
+ *		    (struct ion_pool_table), not yet unpacked onto @deferred
  * @deferred_lock:  protects @deferred
  * @deferred:	    chunks of freed buffers not zeroed yet, [cached], linked
  *		    by page->lru, with the order in page_private
  * @pool_pages:	    pages in all pools
  * @deferred_pages: pages freed to the pools and not yet in a pool (on
- *		    @deferred or being zeroed)
+ *		    @freed, on @deferred or being zeroed)
  * @shrink_count:   shrinker scans that freed something
  * @shrunk_pages:   pages the shrinker freed
  * @worker:	    the thread that runs @work, in SCHED_IDLE
@@ -58,6 +61,7 @@ struct ion_page_pools {
 	const char *name;
 	unsigned int norders;
 	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
+	struct llist_head freed;
 	spinlock_t deferred_lock;	/* protects @deferred */
 	struct list_head deferred[2];
 	atomic_long_t pool_pages;
@@ -71,6 +75,7 @@ struct ion_page_pools {
 };
 
 unsigned long ion_pool_cap_pages(void);
+void ion_pool_unpack(struct ion_page_pools *pools);
 void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 		  struct page *page);
 struct page *ion_pool_take(struct ion_page_pools *pools,

@@ -8,6 +8,7 @@
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
@@ -149,6 +150,7 @@ static void ion_pools_init_lists(struct ion_page_pools *pools,
 		}
 		INIT_LIST_HEAD(&pools->deferred[c]);
 	}
+	init_llist_head(&pools->freed);
 	spin_lock_init(&pools->deferred_lock);
 	kthread_init_delayed_work(&pools->work, ion_page_pools_worker);
 }

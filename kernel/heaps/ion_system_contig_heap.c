@@ -65,32 +65,19 @@ static int ion_contig_allocate(struct ion_heap *heap,
 	if (fatal_signal_pending(current))
 		return -EINTR;
 
-	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return -ENOMEM;
-	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
-	if (ret)
-		goto err_free_sgt;
 	page = ion_contig_get_pages(order, npages);
-	if (!page) {
-		ret = -ENOMEM;
-		goto err_free_table;
-	}
-	sg_set_page(sgt->sgl, page, len, 0);
+	if (!page)
+		return -ENOMEM;
+	sgt = ion_buffer_one_chunk(buffer, page, len);
 	if (!(flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);
 		if (ret)
 			goto err_put_pages;
 	}
-	buffer->sg_table = sgt;
 	return 0;
 
 err_put_pages:
 	ion_contig_put_pages(page, npages);
-err_free_table:
-	sg_free_table(sgt);
-err_free_sgt:
-	kfree(sgt);
 	return ret;
 }
 
@@ -105,8 +92,6 @@ static void ion_contig_free(struct ion_buffer *buffer)
 				    buffer->heap->name, sg->length);
 	else
 		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT);
-	sg_free_table(sgt);
-	kfree(sgt);
 }
 
 static int ion_contig_phys(struct ion_heap *heap, struct ion_buffer *buffer,

@@ -19,9 +19,12 @@
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are.  On free the chunks go
- * to the pools, which zero them on a workqueue (or give them back to the
- * buddy allocator once the pools are full).
+ * write-combined: pooled uncached chunks still are.  A buffer of one
+ * chunk uses the one-entry table in the buffer itself; a larger one takes
+ * its table from the pools, and on free the table goes back to them with
+ * the chunks.  The pools zero freed chunks on their worker thread (or
+ * give them back to the buddy allocator: when full, or for an isolated
+ * free of a small cached buffer).
  *
  * User mappings need nothing here: the core remaps each chunk with one
  * remap_pfn_range(), so touching a mapped buffer takes no page faults.
@@ -35,7 +38,6 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/scatterlist.h>
-#include <linux/slab.h>
 #include <linux/vmstat.h>
 
 #include "ion_heap.h"
@@ -58,8 +60,9 @@ static struct ion_page_pools *ion_system_pools;
  * A chunk of @order: from its pool (*@pooled set) or the buddy allocator.
  * page_private holds the order while the chunk is on an allocation list.
  */
-static struct page *ion_system_get_chunk(unsigned int order, bool big,
-					 bool cached, bool *pooled)
+static __ion_fastpath struct page *ion_system_get_chunk(unsigned int order,
+							bool big, bool cached,
+							bool *pooled)
 {
 	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
 	struct page *page;
@@ -87,9 +90,9 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  * The largest chunk of at most @remaining bytes, trying orders from index
  * *@first on; *@first moves past orders that failed.
  */
-static struct page *ion_system_next_chunk(unsigned long remaining,
-					  unsigned int *first, bool big,
-					  bool cached, bool *pooled)
+static __ion_fastpath struct page *
+ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
+		      bool cached, bool *pooled)
 {
 	struct page *page;
 	unsigned int i;
@@ -122,39 +125,56 @@ static void ion_system_put_list(struct list_head *chunks, bool cached,
 }
 
 /*
- * Give back the chunks of a table nobody used: the first @nfresh came
- * from the buddy allocator (still write-back), the rest from the pools.
+ * Give back the chunks of @buffer's table, which nobody used: the first
+ * @nfresh came from the buddy allocator (still write-back), the rest from
+ * the pools.
  */
-static void ion_system_put_table(struct sg_table *sgt, unsigned int nfresh,
-				 bool cached)
+static void ion_system_put_table(struct ion_buffer *buffer,
+				 unsigned int nfresh, bool cached)
 {
+	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg;
 	unsigned int i;
 
 	for_each_sgtable_sg(sgt, sg, i)
 		ion_system_put_chunk(sg_page(sg), get_order(sg->length),
 				     cached, i >= nfresh);
-	sg_free_table(sgt);
-	kfree(sgt);
+	if (!ion_buffer_is_one_chunk(buffer))
+		ion_page_pools_drop_table(sgt);
+	buffer->sg_table = NULL;
 }
 
-/* Move the chunks of @lists into a new sg table, one entry each, in order. */
-static struct sg_table *ion_system_build_table(struct list_head *lists,
-					       unsigned int nlists,
-					       unsigned int nchunks)
+/*
+ * Move the chunks of @lists into @buffer's sg table, one entry each, in
+ * order: the buffer's own one-entry table for a single chunk (every buffer
+ * up to 64 KiB), else one from the pools.
+ */
+static __ion_fastpath struct sg_table *
+ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
+		       unsigned int nlists, unsigned int nchunks)
 {
 	struct scatterlist *sg;
 	struct sg_table *sgt;
 	struct page *page, *tmp;
 	unsigned int i;
 
-	sgt = kmalloc(sizeof(*sgt), GFP_KERNEL);
+	if (nchunks == 1) {
+		for (i = 0; i < nlists; i++) {
+			page = list_first_entry_or_null(&lists[i], struct page,
+							lru);
+			if (page)
+				break;
+		}
+		list_del(&page->lru);
+		sgt = ion_buffer_one_chunk(buffer, page,
+					   PAGE_SIZE << page_private(page));
+		set_page_private(page, 0);
+		return sgt;
+	}
+	sgt = ion_page_pools_alloc_table(nchunks);
 	if (!sgt)
 		return NULL;
-	if (sg_alloc_table(sgt, nchunks, GFP_KERNEL)) {
-		kfree(sgt);
-		return NULL;
-	}
+	buffer->sg_table = sgt;
 	sg = sgt->sgl;
 	for (i = 0; i < nlists; i++) {
 		list_for_each_entry_safe(page, tmp, &lists[i], lru) {
@@ -192,25 +212,30 @@ enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
  * which covers the watermarks that MemAvailable subtracts from them.  So
  * a small buffer on a machine with memory to spare pays one read.
  */
-static bool ion_system_fits(unsigned long len)
+static __ion_fastpath bool ion_system_fits(unsigned long len)
 {
 	unsigned long want = len >> PAGE_SHIFT;
-	unsigned long pooled = ion_page_pools_pages(ion_system_pools);
-	unsigned long reserve = totalram_pages() / 16, need;
+	unsigned long reserve = totalram_pages() / 16, free, pooled, need;
 
 	if (want > totalram_pages())
 		return false;
+	free = global_zone_page_state(NR_FREE_PAGES);
+	if (free >= want + 2 * reserve)
+		return true;
+	pooled = ion_page_pools_pages(ion_system_pools);
 	if (want <= pooled)
 		return true;
 	need = want - pooled + reserve;
-	if (global_zone_page_state(NR_FREE_PAGES) >= need + reserve)
+	if (free >= need + reserve)
 		return true;
 	return need <= si_mem_available();
 }
 
-static int ion_system_allocate(struct ion_heap *heap,
-			       struct ion_buffer *buffer, unsigned long len,
-			       unsigned long align, unsigned long flags)
+static __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
+					      struct ion_buffer *buffer,
+					      unsigned long len,
+					      unsigned long align,
+					      unsigned long flags)
 {
 	unsigned int n[ION_SYSTEM_LISTS] = { 0 }, first = 0;
 	struct list_head chunks[ION_SYSTEM_LISTS];
@@ -243,7 +268,7 @@ static int ion_system_allocate(struct ion_heap *heap,
 		remaining -= PAGE_SIZE << page_private(page);
 	}
 
-	sgt = ion_system_build_table(chunks, ION_SYSTEM_LISTS,
+	sgt = ion_system_build_table(buffer, chunks, ION_SYSTEM_LISTS,
 				     n[ION_SYSTEM_FRESH] + n[ION_SYSTEM_POOLED]);
 	if (!sgt) {
 		ret = -ENOMEM;
@@ -254,11 +279,10 @@ static int ion_system_allocate(struct ion_heap *heap,
 		if (ret)
 			goto err_put_table;
 	}
-	buffer->sg_table = sgt;
 	return 0;
 
 err_put_table:
-	ion_system_put_table(sgt, n[ION_SYSTEM_FRESH], cached);
+	ion_system_put_table(buffer, n[ION_SYSTEM_FRESH], cached);
 	return ret;
 err_put_chunks:
 	ion_system_put_list(&chunks[ION_SYSTEM_FRESH], cached, false);
@@ -266,15 +290,22 @@ err_put_chunks:
 	return ret;
 }
 
-/* The chunks go to the pools, which zero them before anyone gets them. */
-static void ion_system_free(struct ion_buffer *buffer)
+/*
+ * The chunks and the table go to the pools, which zero the chunks before
+ * anyone gets them.
+ */
+static __ion_fastpath void ion_system_free(struct ion_buffer *buffer)
 {
-	struct sg_table *sgt = buffer->sg_table;
+	bool cached = buffer->flags & ION_FLAG_CACHED;
+	struct scatterlist *sg = buffer->sg_table->sgl;
 
-	ion_page_pools_free_table(ion_system_pools, sgt,
-				  buffer->flags & ION_FLAG_CACHED);
-	sg_free_table(sgt);
-	kfree(sgt);
+	if (ion_buffer_is_one_chunk(buffer))
+		ion_page_pools_free_chunk(ion_system_pools, sg_page(sg),
+					  get_order(sg->length), cached);
+	else
+		ion_page_pools_free_table(ion_system_pools, buffer->sg_table,
+					  cached);
+	buffer->sg_table = NULL;
 }
 
 static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)

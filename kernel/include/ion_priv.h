@@ -12,7 +12,9 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
-#include <linux/rwsem.h>
+#include <linux/refcount.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -77,7 +79,9 @@ struct ion_heap_core {
  * struct ion_device - the one ion device behind /dev/ion
  * @misc:	  the misc device
  * @heap_lock:	  protects @heaps and @heap_count; read for allocation,
- *		  queries and custom ioctls, written by heap add/remove
+ *		  queries and custom ioctls, written by heap add/remove (a
+ *		  per-CPU rw semaphore: taking it for reading is a per-CPU
+ *		  increment, while writers, rare, wait for an RCU grace period)
  * @heaps:	  registered heaps, sorted by id, highest first (priority
  *		  order), under @heap_lock
  * @heap_count:	  entries in @heaps; written under @heap_lock and
@@ -97,7 +101,7 @@ struct ion_heap_core {
 struct ion_device {
 	struct miscdevice misc;
 
-	struct rw_semaphore heap_lock;	/* the heap list */
+	struct percpu_rw_semaphore heap_lock;	/* the heap list */
 	struct list_head heaps;
 	unsigned int heap_count;
 
@@ -127,8 +131,8 @@ extern struct ion_device ion_dev;
  * @heap_node:	  entry in the heap's buffer list, under
  *		  &ion_device.stats_lock
  * @ino:	  inode number of the dma-buf's file, shown in debugfs
- * @owner:	  name of the client that allocated it (a copy: the buffer
- *		  may outlive the client)
+ * @owner:	  name of the client that allocated it (a reference: the
+ *		  buffer may outlive the client)
  * @handle_count: clients holding a handle to this buffer
  * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr
  *		  and the lazy setup of @base.sg_table through map_dma
@@ -151,7 +155,7 @@ struct ion_core_buffer {
 	struct dma_buf *dmabuf;
 	struct list_head heap_node;
 	unsigned long ino;
-	char owner[ION_CLIENT_NAME_LEN];
+	struct ion_owner *owner;
 	atomic_t handle_count;
 
 	struct mutex lock;		/* attachments, kernel mapping */
@@ -181,6 +185,33 @@ struct ion_client_heap_stat {
 };
 
 /**
+ * struct ion_owner - a client's name, shared with the buffers it allocated
+ * @ref:  one reference for the client, one per buffer it allocated (a
+ *	  buffer may outlive its client)
+ * @name: the client's unique name, set before the client is listed and
+ *	  fixed from then on
+ *
+ * debugfs shows the owner of each buffer; sharing the name costs an
+ * allocation a reference instead of a copy.
+ */
+struct ion_owner {
+	refcount_t ref;
+	char name[ION_CLIENT_NAME_LEN];
+};
+
+static inline struct ion_owner *ion_owner_get(struct ion_owner *owner)
+{
+	refcount_inc(&owner->ref);
+	return owner;
+}
+
+static inline void ion_owner_put(struct ion_owner *owner)
+{
+	if (refcount_dec_and_test(&owner->ref))
+		kfree(owner);
+}
+
+/**
  * struct ion_client - a user process or a kernel driver using ion
  * @ref:	the client's references: one per /dev/ion file of the
  *		process, or the kernel driver's one from ion_client_create()
@@ -189,7 +220,7 @@ struct ion_client_heap_stat {
  * @pid:	thread group of a user client (a reference), NULL for kernel
  *		clients
  * @heap_mask:	heaps this client may allocate from
- * @name:	unique name: "<comm>-<tgid>" or the driver's name, with
+ * @owner:	its unique name: "<comm>-<tgid>" or the driver's name, with
  *		"-<n>" appended when taken
  * @debugfs:	the client's file in clients/
  * @lock:	protects @handles, @next_id, @by_buffer, @heap_stats,
@@ -215,7 +246,7 @@ struct ion_client {
 	struct list_head node;
 	struct pid *pid;
 	unsigned int heap_mask;
-	char name[ION_CLIENT_NAME_LEN];
+	struct ion_owner *owner;
 	struct dentry *debugfs;
 
 	struct mutex lock;		/* handles and their counts */
@@ -252,16 +283,16 @@ struct ion_handle {
 
 /* ion_buffer.c */
 struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
-					  const char *owner, u64 len,
+					  struct ion_owner *owner, u64 len,
 					  unsigned long align,
 					  unsigned int heap_mask,
 					  unsigned int flags);
 struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
-					     const char *owner, u64 len,
+					     struct ion_owner *owner, u64 len,
 					     struct ion_heap *const *heap,
 					     unsigned int flags,
 					     unsigned int file_flags);
-void ion_buffer_release(struct ion_core_buffer *buffer);
+void ion_buffer_release(struct dma_buf *dmabuf);
 struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer);
 struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer);
 void *ion_buffer_kmap(struct ion_core_buffer *buffer);

@@ -10,6 +10,11 @@
  *   byte must be zero, cached and uncached;
  * - echo 3 > /proc/sys/vm/drop_caches empties the pools (drop_slab runs
  *   every shrinker);
+ * - an isolated free of a small cached buffer (4 KiB, 64 KiB, nothing
+ *   else waiting for the zeroing worker) is not pooled: nothing is
+ *   deferred, and the pools stay empty past the worker's delay; the same
+ *   free right after a 1 MiB one (joining its burst) is pooled, and so is
+ *   an isolated free of a small uncached buffer;
  * - memory pressure empties them: a child touches anonymous memory until
  *   shrink_count moves, never more than MemFree plus a quarter of the
  *   pools (the shrinker gives back half the pools as soon as kswapd runs,
@@ -241,6 +246,64 @@ static void drop_caches_case(int ion)
 	       "drop_caches empties the pools");
 }
 
+/* Allocate, fill and close one buffer of @len. */
+static int one_free(int ion, unsigned int flags, size_t len)
+{
+	return fill_free(ion, flags, &len, 1);
+}
+
+static void isolated_case(int ion)
+{
+	static const size_t small[] = { 4 * KiB, 64 * KiB };
+	long long deferred, pooled;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < IT_ARRAY_SIZE(small); i++) {
+		ret = drop_caches();
+		if (!ret)
+			ret = one_free(ion, ION_FLAG_CACHED, small[i]);
+		deferred = dfs_num("deferred_free_bytes");
+		/* Past the worker's 10 ms delay: it would have run by now. */
+		usleep(100000);
+		pooled = dfs_num("pool_bytes");
+		tap_diag("isolated %zu KiB cached free: deferred %lld, then pool_bytes %lld",
+			 small[i] / KiB, deferred, pooled);
+		tap_ok(!ret && deferred == 0 && pooled == 0,
+		       "an isolated %zu KiB cached free goes straight back to the page allocator",
+		       small[i] / KiB);
+	}
+
+	/* Closed back to back: the 4 KiB free joins the 1 MiB one's burst. */
+	ret = drop_caches();
+	if (!ret) {
+		static const size_t burst[] = { 4 * KiB, 1 * MiB };
+
+		ret = fill_free(ion, ION_FLAG_CACHED, burst, 2);
+	}
+	if (!ret)
+		ret = wait_deferred();
+	pooled = dfs_num("pool_order_0_cached");
+	tap_diag("burst 1 MiB + 4 KiB: pool_order_0_cached %lld, pool_bytes %lld",
+		 pooled, dfs_num("pool_bytes"));
+	tap_ok(!ret && pooled == (long long)(4 * KiB) &&
+	       dfs_num("pool_bytes") == (long long)(MiB + 4 * KiB),
+	       "a small free that joins a burst is pooled");
+
+	ret = drop_caches();
+	if (!ret)
+		ret = one_free(ion, 0, 4 * KiB);
+	if (!ret)
+		ret = wait_deferred();
+	pooled = dfs_num("pool_order_0_uncached");
+	tap_ok(!ret && pooled == (long long)(4 * KiB),
+	       "an isolated 4 KiB uncached free is pooled (%lld bytes)", pooled);
+	if (!ret)
+		ret = drop_caches();
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+}
+
 /*
  * The child: touch anonymous memory 4 MiB at a time until shrink_count
  * passes @shrinks, at most @limit bytes.  Exit 0 when it moved.
@@ -435,6 +498,7 @@ int main(void)
 	zero_case(ion, ION_FLAG_CACHED, "cached");
 	zero_case(ion, 0, "uncached");
 	drop_caches_case(ion);
+	isolated_case(ion);
 	cap_case(ion);
 	pressure_case(ion);
 	unload_case(ion);	/* closes ion */
