@@ -59,7 +59,7 @@ static void *worker(void *arg)
 
 static void read_dir(const char *dir)
 {
-	char path[256], *text;
+	char path[512], *text = NULL;
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
@@ -77,7 +77,7 @@ static void read_dir(const char *dir)
 
 static void *reader(void *arg)
 {
-	char *text;
+	char *text = NULL;
 
 	while (!stop) {
 		if (!it_read_file(IT_DEBUGFS "/summary", &text))
