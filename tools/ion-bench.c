@@ -568,21 +568,52 @@ static void report(const struct member *m, size_t size, unsigned int live)
 		 m->im->name, m->op, size, wmed / 1e3, wp99 / 1e3);
 }
 
+/* xorshift64: the members' order in each round, the same in every run. */
+static uint64_t order_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int order_rand(unsigned int n)
+{
+	order_state ^= order_state << 13;
+	order_state ^= order_state >> 7;
+	order_state ^= order_state << 17;
+	return order_state % n;
+}
+
+/* A new order of @nm members for the next round (Fisher-Yates). */
+static void shuffle(unsigned int *order, unsigned int nm)
+{
+	unsigned int i, j, t;
+
+	for (i = 0; i < nm; i++)
+		order[i] = i;
+	for (i = nm - 1; i > 0; i--) {
+		j = order_rand(i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
 /*
  * Run @nm members round-robin, one repetition each per round, so that the
- * load of this shared machine weighs on all of them alike.  Stops when
- * every member has its MIN_REPS runs and the group used its budget (the per-case
+ * load of this shared machine weighs on all of them alike, in an order
+ * shuffled every round: what ran just before changes the state a run
+ * starts from (caches, the page and slab allocators' lists) by a few per
+ * cent, so no member may always follow the same one.  Stops when every
+ * member has its MIN_REPS runs and the group used its budget (the per-case
  * budget times @nm), or when every member reached the cap for @size.
  */
 static void run_group(unsigned int nm, size_t size, unsigned int live)
 {
 	unsigned int cap = max_reps(size), i, busy, short_of_min;
+	unsigned int order[MAX_IMPLS + 1];
 	uint64_t t0 = now_ns();
 
 	for (;;) {
 		busy = short_of_min = 0;
+		shuffle(order, nm);
 		for (i = 0; i < nm; i++) {
-			struct member *m = &members[i];
+			struct member *m = &members[order[i]];
 
 			if (m->err || m->n >= cap)
 				continue;
