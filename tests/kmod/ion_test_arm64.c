@@ -99,33 +99,13 @@ int ion_test_kernel_attr(struct page *page, u64 *bits)
 }
 
 /**
- * ion_test_user_attr() - memory type of the PTE mapping a user address
- * @uaddr: address in the current process, in a PFN mapping
- * @bits:  out: as for ion_test_kernel_attr()
+ * ion_test_prot_bits() - memory type of a user PTE's protection
+ * @prot: the protection of a present user PTE
  *
- * Context: Process context; takes the mmap lock.
- * Return: 0, -EFAULT when nothing is mapped there, -EINVAL for a mapping
- * that is not a PFN mapping.
+ * Context: Any.
+ * Return: as ion_test_kernel_attr()'s bits.
  */
-int ion_test_user_attr(unsigned long uaddr, u64 *bits)
+u64 ion_test_prot_bits(pgprot_t prot)
 {
-	struct follow_pfnmap_args args = { .address = uaddr };
-	struct mm_struct *mm = current->mm;
-	int ret;
-
-	mmap_read_lock(mm);
-	args.vma = vma_lookup(mm, uaddr);
-	if (!args.vma) {
-		ret = -EFAULT;
-	} else if (!(args.vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-		ret = -EINVAL;
-	} else {
-		ret = follow_pfnmap_start(&args);
-		if (!ret) {
-			*bits = ion_test_attr_bits(pgprot_val(args.pgprot));
-			follow_pfnmap_end(&args);
-		}
-	}
-	mmap_read_unlock(mm);
-	return ret;
+	return ion_test_attr_bits(pgprot_val(prot));
 }

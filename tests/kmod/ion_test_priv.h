@@ -76,10 +76,14 @@ int ion_test_edu_iommu_group(void);
 unsigned int ion_test_edu_dma_bits(void);
 int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram);
 
-/* ion_test_x86.c, ion_test_arm64.c: page-table attributes (else stubs) */
+/*
+ * ion_test_x86.c, ion_test_arm64.c: page-table attributes, and
+ * ion_test_attr.c on top of them (else stubs)
+ */
 #if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 #define ION_TEST_HAVE_ATTR	1
 int ion_test_kernel_attr(struct page *page, u64 *bits);
+u64 ion_test_prot_bits(pgprot_t prot);
 int ion_test_user_attr(unsigned long uaddr, u64 *bits);
 #else
 #define ION_TEST_HAVE_ATTR	0

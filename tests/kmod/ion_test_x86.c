@@ -38,34 +38,13 @@ int ion_test_kernel_attr(struct page *page, u64 *bits)
 }
 
 /**
- * ion_test_user_attr() - cache bits of the PTE mapping a user address
- * @uaddr: address in the current process, in a PFN mapping
- * @bits:  out: as for ion_test_kernel_attr()
+ * ion_test_prot_bits() - cache bits of a user PTE's protection
+ * @prot: the protection of a present user PTE
  *
- * Context: Process context; takes the mmap lock.
- * Return: 0, -EFAULT when nothing is mapped there, -EINVAL for a mapping
- * that is not a PFN mapping.
+ * Context: Any.
+ * Return: its _PAGE_PWT, _PAGE_PCD and _PAGE_PAT bits.
  */
-int ion_test_user_attr(unsigned long uaddr, u64 *bits)
+u64 ion_test_prot_bits(pgprot_t prot)
 {
-	struct follow_pfnmap_args args = { .address = uaddr };
-	struct mm_struct *mm = current->mm;
-	int ret;
-
-	mmap_read_lock(mm);
-	args.vma = vma_lookup(mm, uaddr);
-	if (!args.vma) {
-		ret = -EFAULT;
-	} else if (!(args.vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-		ret = -EINVAL;
-	} else {
-		ret = follow_pfnmap_start(&args);
-		if (!ret) {
-			*bits = pgprot_val(args.pgprot) &
-				(_PAGE_PWT | _PAGE_PCD | _PAGE_PAT);
-			follow_pfnmap_end(&args);
-		}
-	}
-	mmap_read_unlock(mm);
-	return ret;
+	return pgprot_val(prot) & (_PAGE_PWT | _PAGE_PCD | _PAGE_PAT);
 }
