@@ -21,35 +21,13 @@
  *
  * No libdrm headers are installed on the build machine (/usr/include/drm
  * is missing), so the few structs and ioctl numbers needed are written
- * out below from the kernel's include/uapi/drm/drm.h and drm_mode.h.
+ * out from the kernel's include/uapi/drm/drm.h (vgem_util.h) and
+ * drm_mode.h (below).
  */
 #include "interop_v4l2.h"
+#include "vgem_util.h"
 
-/* From include/uapi/drm/drm.h (6.12). */
-struct vg_drm_version {
-	int version_major;
-	int version_minor;
-	int version_patchlevel;
-	__kernel_size_t name_len;
-	char *name;
-	__kernel_size_t date_len;
-	char *date;
-	__kernel_size_t desc_len;
-	char *desc;
-};
-
-struct vg_drm_gem_close {
-	__u32 handle;
-	__u32 pad;
-};
-
-struct vg_drm_prime_handle {
-	__u32 handle;
-	__u32 flags;	/* DRM_CLOEXEC (O_CLOEXEC) | DRM_RDWR (O_RDWR) */
-	__s32 fd;
-};
-
-/* From include/uapi/drm/drm_mode.h (6.12). */
+/* From include/uapi/drm/drm_mode.h (6.12); the rest is in vgem_util.h. */
 struct vg_drm_mode_create_dumb {
 	__u32 height;
 	__u32 width;
@@ -66,13 +44,9 @@ struct vg_drm_mode_map_dumb {
 	__u64 offset;
 };
 
-#define VG_DRM_BASE		'd'
-#define VG_IOCTL_VERSION	_IOWR(VG_DRM_BASE, 0x00, struct vg_drm_version)
-#define VG_IOCTL_GEM_CLOSE	_IOW(VG_DRM_BASE, 0x09, struct vg_drm_gem_close)
-#define VG_IOCTL_HANDLE_TO_FD	_IOWR(VG_DRM_BASE, 0x2d, struct vg_drm_prime_handle)
-#define VG_IOCTL_FD_TO_HANDLE	_IOWR(VG_DRM_BASE, 0x2e, struct vg_drm_prime_handle)
-#define VG_IOCTL_CREATE_DUMB	_IOWR(VG_DRM_BASE, 0xB2, struct vg_drm_mode_create_dumb)
-#define VG_IOCTL_MAP_DUMB	_IOWR(VG_DRM_BASE, 0xB3, struct vg_drm_mode_map_dumb)
+#define VG_IOCTL_HANDLE_TO_FD	_IOWR('d', 0x2d, struct it_drm_prime_handle)
+#define VG_IOCTL_CREATE_DUMB	_IOWR('d', 0xB2, struct vg_drm_mode_create_dumb)
+#define VG_IOCTL_MAP_DUMB	_IOWR('d', 0xB3, struct vg_drm_mode_map_dumb)
 
 #define VG_LEN		(64 * 1024)
 
@@ -82,7 +56,7 @@ static int vg_open_card(char *path, size_t size)
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		struct vg_drm_version v;
+		struct it_drm_version v;
 		char name[32] = "";
 		int fd;
 
@@ -93,38 +67,21 @@ static int vg_open_card(char *path, size_t size)
 		memset(&v, 0, sizeof(v));
 		v.name = name;
 		v.name_len = sizeof(name) - 1;
-		if (!it_ioctl(fd, VG_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
+		if (!it_ioctl(fd, IT_DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
 			return fd;
 		close(fd);
 	}
 	return -ENODEV;
 }
 
-static int vg_fd_to_handle(int card, int fd, __u32 *handle)
-{
-	struct vg_drm_prime_handle p = { .fd = fd };
-	int ret = it_ioctl(card, VG_IOCTL_FD_TO_HANDLE, &p);
-
-	if (!ret)
-		*handle = p.handle;
-	return ret;
-}
-
 static int vg_handle_to_fd(int card, __u32 handle)
 {
-	struct vg_drm_prime_handle p = {
+	struct it_drm_prime_handle p = {
 		.handle = handle, .flags = O_CLOEXEC | O_RDWR, .fd = -1,
 	};
 	int ret = it_ioctl(card, VG_IOCTL_HANDLE_TO_FD, &p);
 
 	return ret ? ret : p.fd;
-}
-
-static int vg_gem_close(int card, __u32 handle)
-{
-	struct vg_drm_gem_close c = { .handle = handle };
-
-	return it_ioctl(card, VG_IOCTL_GEM_CLOSE, &c);
 }
 
 static int vg_map_dumb(int card, __u32 handle, __u64 *offset)
@@ -183,7 +140,7 @@ static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 		iv_buf_free(&b);
 		return;
 	}
-	ret = vg_fd_to_handle(card, b.fd, &handle);
+	ret = vgem_import(card, b.fd, &handle);
 	if (!tap_ok(!ret, "vgem %s: PRIME_FD_TO_HANDLE imports the ion fd", name)) {
 		tap_diag("PRIME_FD_TO_HANDLE: %s", strerror(-ret));
 		iv_buf_free(&b);
@@ -193,7 +150,7 @@ static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 	if (att != 1)
 		tap_diag("attachments: %d", att);
 	tap_ok(att == 1, "vgem %s: debugfs shows vgem's attachment", name);
-	ret = vg_fd_to_handle(card, b.fd, &again);
+	ret = vgem_import(card, b.fd, &again);
 	if (ret || again != handle)
 		tap_diag("second import: %d, handle %u (first %u)", ret, again, handle);
 	tap_ok(!ret && again == handle, "vgem %s: importing it again gives the same GEM handle",
@@ -219,7 +176,7 @@ static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 		vg_bytes(name, &b, vfd);
 		close(vfd);
 	}
-	tap_errno(vg_gem_close(card, handle), 0, "vgem %s: GEM_CLOSE", name);
+	tap_errno(vgem_close(card, handle), 0, "vgem %s: GEM_CLOSE", name);
 	att = iv_attachments(b.fd, name);
 	if (att != 0)
 		tap_diag("attachments: %d", att);
@@ -258,7 +215,7 @@ static void vg_foreign(int ion, int card)
 			it_free(ion, ih);
 		close(vfd);
 	}
-	tap_errno(vg_gem_close(card, c.handle), 0, "vgem dumb buffer: GEM_CLOSE");
+	tap_errno(vgem_close(card, c.handle), 0, "vgem dumb buffer: GEM_CLOSE");
 }
 
 int main(void)
