@@ -48,13 +48,15 @@
  * pooled nor lost: they are counted in deferred_free_bytes, and an
  * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
  * as without pools.  An isolated free of a small cached buffer (at most
- * ION_POOL_ISOLATED_PAGES, 64 KiB, while no other chunk waits for the
- * worker) does not even arm the timer: its chunks go straight back to
- * the buddy allocator, unzeroed, as without pools, because the timer and
- * the wake-up it leads to cost more than zeroing 64 KiB saves the next
- * allocation.  A free that joins a burst (the worker is due anyway) is
- * pooled whatever its size, and so are uncached chunks, whose reuse also
- * saves a change of the linear map's attributes.  When the CPUs are busy
+ * ION_POOL_ISOLATED_PAGES, 64 KiB; the first free after ION_POOL_DELAY_MS
+ * without any, while no chunk waits for the worker) does not even arm the
+ * timer: its chunks go straight back to the buddy allocator, unzeroed, as
+ * without pools, because the timer and the wake-up it leads to cost more
+ * than zeroing 64 KiB saves the next allocation.  Frees that come in a
+ * burst (within ION_POOL_DELAY_MS of each other: a loop that allocates
+ * and frees, a process releasing its buffers) are pooled whatever their
+ * size, and so are uncached chunks, whose reuse also saves a change of
+ * the linear map's attributes.  When the CPUs are busy
  * the pools simply refill more slowly, and the shrinker can take the
  * waiting chunks back.
  *
@@ -96,6 +98,7 @@
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/minmax.h>
@@ -464,15 +467,21 @@ static void ion_pool_kick(struct ion_page_pools *pools)
 }
 
 /*
- * An isolated free of a small cached buffer (nothing else waits for the
- * worker) goes straight back to the buddy allocator, unzeroed, as without
- * pools: waking the worker for it would cost more than the zeroing it
- * saves the next allocation (see DOC).
+ * An isolated free of a small cached buffer (the first free after a quiet
+ * spell of ION_POOL_DELAY_MS, with nothing waiting for the worker) goes
+ * straight back to the buddy allocator, unzeroed, as without pools:
+ * waking the worker for it would cost more than the zeroing it saves the
+ * next allocation (see DOC).  Records the time of this free.
  */
 static bool ion_pool_isolated(struct ion_page_pools *pools,
 			      unsigned long npages, bool cached)
 {
+	unsigned long last = READ_ONCE(pools->last_free), now = jiffies;
+
+	if (last != now)
+		WRITE_ONCE(pools->last_free, now);
 	return cached && npages && npages <= ION_POOL_ISOLATED_PAGES &&
+	       time_after(now, last + msecs_to_jiffies(ION_POOL_DELAY_MS)) &&
 	       !atomic_long_read(&pools->deferred_pages);
 }
 

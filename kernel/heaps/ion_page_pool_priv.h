@@ -39,6 +39,7 @@ struct ion_page_pool {
  * @name:	    the heap's short name, for the workqueue and messages
  * @norders:	    orders served, largest first
  * @pool:	    the pools, [cached][index of the order]
+ * @last_free:	    jiffies at the latest free (read and written locklessly)
  * @freed:	    tables of freed buffers whose chunks are all deferred
  *		    (struct ion_pool_table), not yet unpacked onto @deferred
  * @deferred_lock:  protects @deferred
@@ -61,6 +62,7 @@ struct ion_page_pools {
 	const char *name;
 	unsigned int norders;
 	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
+	unsigned long last_free;
 	struct llist_head freed;
 	spinlock_t deferred_lock;	/* protects @deferred */
 	struct list_head deferred[2];

@@ -10,11 +10,12 @@
  *   byte must be zero, cached and uncached;
  * - echo 3 > /proc/sys/vm/drop_caches empties the pools (drop_slab runs
  *   every shrinker);
- * - an isolated free of a small cached buffer (4 KiB, 64 KiB, nothing
- *   else waiting for the zeroing worker) is not pooled: nothing is
- *   deferred, and the pools stay empty past the worker's delay; the same
- *   free right after a 1 MiB one (joining its burst) is pooled, and so is
- *   an isolated free of a small uncached buffer;
+ * - an isolated free of a small cached buffer (4 KiB, 64 KiB: the first
+ *   free for over 10 ms, nothing else waiting for the zeroing worker) is
+ *   not pooled: nothing is deferred, and the pools stay empty past the
+ *   worker's delay; the same free right after a 1 MiB one (joining its
+ *   burst) is pooled, so are 4 KiB frees in a loop, and so is an isolated
+ *   free of a small uncached buffer;
  * - memory pressure empties them: a child touches anonymous memory until
  *   shrink_count moves, never more than MemFree plus a quarter of the
  *   pools (the shrinker gives back half the pools as soon as kswapd runs,
@@ -289,6 +290,16 @@ static void isolated_case(int ion)
 	tap_ok(!ret && pooled == (long long)(4 * KiB) &&
 	       dfs_num("pool_bytes") == (long long)(MiB + 4 * KiB),
 	       "a small free that joins a burst is pooled");
+
+	/* Back to back, a loop's frees come in a burst: pooled. */
+	ret = drop_caches();
+	for (i = 0; !ret && i < 20; i++)
+		ret = one_free(ion, ION_FLAG_CACHED, 4 * KiB);
+	if (!ret)
+		ret = wait_deferred();
+	pooled = dfs_num("pool_order_0_cached");
+	tap_ok(!ret && pooled > 0,
+	       "4 KiB frees in a loop are pooled (%lld bytes after 20)", pooled);
 
 	ret = drop_caches();
 	if (!ret)
