@@ -79,7 +79,8 @@
  * the chunks waiting for the worker stay within pool_max_mb (and at most
  * an eighth of RAM); beyond that a freed chunk goes straight back to the
  * buddy allocator, unzeroed, as it did without pools (an uncached one
- * restored to write-back first).  Lowering pool_max_mb trims the pools
+ * restored to write-back first), except that an uncached chunk first
+ * makes room by giving back cached pooled ones, which costs nothing.  Lowering pool_max_mb trims the pools
  * at the next free (the worker does it).
  *
  * The shrinker counts pooled pages and those waiting to be zeroed; under
@@ -495,11 +496,21 @@ static void ion_pool_check_cap(struct ion_page_pools *pools,
 
 /* Put one chunk on @chunks for the worker if the pools stay within @cap. */
 static bool ion_pool_defer(struct ion_page_pools *pools, struct page *page,
-			   unsigned int order, unsigned long cap,
+			   unsigned int order, bool cached, unsigned long cap,
 			   struct list_head *chunks)
 {
-	if (ion_pool_index(pools, order) < 0 ||
-	    !ion_pool_reserve(pools, 1UL << order, cap))
+	unsigned long n = 1UL << order;
+
+	if (ion_pool_index(pools, order) < 0)
+		return false;
+	/*
+	 * At the cap, an uncached chunk takes the place of cached pooled
+	 * ones: giving back a cached chunk costs nothing, an uncached one
+	 * two changes of the linear map (now, and at its next allocation).
+	 */
+	if (!ion_pool_reserve(pools, n, cap) &&
+	    (cached || !ion_pool_shrink(pools, n, false) ||
+	     !ion_pool_reserve(pools, n, cap)))
 		return false;
 	set_page_private(page, order);
 	list_add_tail(&page->lru, chunks);
@@ -545,7 +556,7 @@ static void ion_pool_defer_table(struct ion_page_pools *pools,
 		struct page *page = sg_page(sg);
 		unsigned int order = get_order(sg->length);
 
-		if (!ion_pool_defer(pools, page, order, cap, &chunks) &&
+		if (!ion_pool_defer(pools, page, order, cached, cap, &chunks) &&
 		    !ion_pool_release(page, order, cached))
 			leaked += sg->length;
 	}
@@ -582,7 +593,7 @@ __ion_fastpath void ion_page_pools_free_chunk(struct ion_page_pools *pools,
 		ion_pool_check_cap(pools, cap);
 		return;
 	}
-	if (!ion_pool_defer(pools, page, order, cap, &chunks) &&
+	if (!ion_pool_defer(pools, page, order, cached, cap, &chunks) &&
 	    !ion_pool_release(page, order, cached))
 		ion_pool_warn_leak(pools, PAGE_SIZE << order);
 	ion_pool_queue(pools, &chunks, cached, cap);

@@ -21,8 +21,9 @@
  *   pools (the shrinker gives back half the pools as soon as kswapd runs,
  *   so the child stops long before anything could invoke the OOM killer,
  *   and it is the first OOM candidate anyway: oom_score_adj 1000);
- * - the cap holds: with pool_max_mb=4, freeing 12 MiB pools at most 4 MiB,
- *   and lowering the cap trims the pools;
+ * - the cap holds: with pool_max_mb=4, freeing 12 MiB pools at most 4 MiB;
+ *   a 1 MiB uncached chunk freed then is pooled in place of cached ones;
+ *   lowering the cap trims the pools;
  * - nothing leaks across unload: MemFree after filling the pools with
  *   96 MiB and unloading ion.ko is back to MemFree before filling them,
  *   within 8 MiB (both read after drop_caches, with the pools empty; the
@@ -407,6 +408,17 @@ static void cap_case(int ion)
 		 cap, pooled);
 	tap_ok(!ret && cap == 4 * (long long)MiB && pooled > 0 && pooled <= cap,
 	       "the pool cap holds");
+
+	/* At the cap, an uncached chunk displaces cached pooled ones. */
+	if (!ret)
+		ret = one_free(ion, 0, 1 * MiB);
+	if (!ret)
+		ret = wait_deferred();
+	tap_diag("then 1 MiB uncached freed: pool_order_8_uncached %lld, pool_bytes %lld",
+		 dfs_num("pool_order_8_uncached"), dfs_num("pool_bytes"));
+	tap_ok(!ret && dfs_num("pool_order_8_uncached") == (long long)MiB &&
+	       dfs_num("pool_bytes") <= cap,
+	       "at the cap, a freed uncached chunk takes the place of cached ones");
 
 	/* Lowering the cap trims the pools when the worker next runs. */
 	if (!ret)
