@@ -80,8 +80,9 @@
  * an eighth of RAM); beyond that a freed chunk goes straight back to the
  * buddy allocator, unzeroed, as it did without pools (an uncached one
  * restored to write-back first), except that an uncached chunk first
- * makes room by giving back cached pooled ones, which costs nothing.  Lowering pool_max_mb trims the pools
- * at the next free (the worker does it).
+ * makes room by giving back cached pooled ones, which costs nothing.
+ * Lowering pool_max_mb trims the pools at the next free (the worker does
+ * it).
  *
  * The shrinker counts pooled pages and those waiting to be zeroed; under
  * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
