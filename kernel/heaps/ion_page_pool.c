@@ -621,17 +621,18 @@ __ion_fastpath void ion_page_pools_free_table(struct ion_page_pools *pools,
 						sgt);
 	unsigned long npages = ion_pool_table_pages(pools, sgt);
 	unsigned long cap = ion_pool_cap_pages();
+	/* Once: it records this free's time, so a second call is false. */
+	bool isolated = ion_pool_isolated(pools, npages, cached);
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (!ion_pool_isolated(pools, npages, cached) && npages &&
-	    ion_pool_reserve(pools, npages, cap)) {
+	if (!isolated && npages && ion_pool_reserve(pools, npages, cap)) {
 		t->cached = cached;
 		llist_add(&t->node, &pools->freed);
 		ion_pool_kick(pools);
 		return;
 	}
-	if (ion_pool_isolated(pools, npages, cached)) {
+	if (isolated) {
 		for_each_sgtable_sg(sgt, sg, i)
 			__free_pages(sg_page(sg), get_order(sg->length));
 		ion_pool_check_cap(pools, cap);

@@ -10,7 +10,7 @@
  *   byte must be zero, cached and uncached;
  * - echo 3 > /proc/sys/vm/drop_caches empties the pools (drop_slab runs
  *   every shrinker);
- * - an isolated free of a small cached buffer (4 KiB, 64 KiB: the first
+ * - an isolated free of a small cached buffer (4, 8, 64 KiB: the first
  *   free for over 10 ms, nothing else waiting for the zeroing worker) is
  *   not pooled: nothing is deferred, and the pools stay empty past the
  *   worker's delay; the same free right after a 1 MiB one (joining its
@@ -256,7 +256,7 @@ static int one_free(int ion, unsigned int flags, size_t len)
 
 static void isolated_case(int ion)
 {
-	static const size_t small[] = { 4 * KiB, 64 * KiB };
+	static const size_t small[] = { 4 * KiB, 8 * KiB, 64 * KiB };
 	long long deferred, pooled;
 	unsigned int i;
 	int ret;
