@@ -292,6 +292,13 @@ unsigned long ion_pool_shrink_deferred(struct ion_page_pools *pools,
 	return freed;
 }
 
+static void ion_pool_warn_leak(struct ion_page_pools *pools,
+			       unsigned long bytes)
+{
+	pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
+			    pools->name, bytes);
+}
+
 /* Zero one deferred chunk and pool it (or give it back if that fails). */
 static void ion_pool_clean(struct ion_page_pools *pools, struct page *page,
 			   bool cached)
@@ -304,8 +311,7 @@ static void ion_pool_clean(struct ion_page_pools *pools, struct page *page,
 		ion_pool_zero_cached(page, order);
 	} else if (ion_pool_zero_uncached(pools, page, order)) {
 		if (!ion_pool_release(page, order, cached))
-			pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
-					    pools->name, PAGE_SIZE << order);
+			ion_pool_warn_leak(pools, PAGE_SIZE << order);
 		return;
 	}
 	ion_pool_add(pools, &pools->pool[cached][idx], page);
@@ -531,13 +537,6 @@ static void ion_pool_queue(struct ion_page_pools *pools,
 	list_splice_tail(chunks, &pools->deferred[cached]);
 	spin_unlock(&pools->deferred_lock);
 	ion_pool_kick(pools);
-}
-
-static void ion_pool_warn_leak(struct ion_page_pools *pools,
-			       unsigned long bytes)
-{
-	pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
-			    pools->name, bytes);
 }
 
 /*

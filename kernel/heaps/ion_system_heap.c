@@ -147,7 +147,7 @@ static void ion_system_put_table(struct ion_buffer *buffer,
 /*
  * Move the chunks of @lists into @buffer's sg table, one entry each, in
  * order: the buffer's own one-entry table for a single chunk (every buffer
- * up to 64 KiB), else one from the pools.
+ * up to 64 KiB, and one of 1 MiB), else one from the pools.
  */
 static __ion_fastpath struct sg_table *
 ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
