@@ -14,8 +14,10 @@
 # Usage: scripts/bench.sh [--report-only]   (--report-only: no boot, rebuild
 # the files above from the last run's $BUILD/guest-bench.results)
 # Environment: BUILD, BENCH_ARGS (arguments of ion-bench, e.g.
-# BENCH_ARGS='-b 300 -o alloc_free_cold' for a quick look), and what
-# scripts/guest-run.sh takes (RIG_TIMEOUT, RIG_MEM, QEMU_EXTRA, ...).
+# BENCH_ARGS='-b 300 -o alloc_free_cold' for a quick look), BENCH_ICOUNT=1
+# (QEMU counts instructions: every "ns" is one guest instruction, the same
+# in every run; see Documentation/bench.md), and what scripts/guest-run.sh
+# takes (RIG_TIMEOUT, RIG_MEM, QEMU_EXTRA, ...).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,12 +29,18 @@ export BUILD
 
 mkdir -p "$out"
 rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
+	"$out"/samples.tsv \
 	"$out"/results.md "$out"/alloc.png
 
 # The guest reads RIG_BENCH_ARGS from its /etc/rig.conf.
 export RIG_ENV="${RIG_ENV:+$RIG_ENV
 }RIG_BENCH_ARGS='${BENCH_ARGS:-}'"
 export RIG_TIMEOUT=${RIG_TIMEOUT:-1200}
+icount=
+if [ -n "${BENCH_ICOUNT:-}" ]; then
+	export QEMU_EXTRA="${QEMU_EXTRA:+$QEMU_EXTRA }-icount shift=0,sleep=off"
+	icount="; QEMU -icount: times are guest instruction counts (1 ns = 1 instruction)"
+fi
 
 rc=0
 if [ "${1:-}" != --report-only ]; then
@@ -51,7 +59,7 @@ if [ "${1:-}" != --report-only ]; then
 	echo "# bench: guest finished after $(($(date +%s) - start)) s"
 	echo "$(nproc) cpus, load average $load0 at the start," \
 		"$(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
-		"guest ran $(($(date +%s) - start)) s" > "$out/host.txt"
+		"guest ran $(($(date +%s) - start)) s$icount" > "$out/host.txt"
 fi
 
 [ -e "$res" ] || { echo "bench: no results from the guest ($con)" >&2; exit 1; }
@@ -70,6 +78,13 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@pair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
 		"$out/raw.txt"
 } > "$out/pairs.tsv"
+if grep -q '^@sample' "$out/raw.txt"; then
+	{
+		printf 'impl\top\tsize\tlive\trun\tns\n'
+		awk -F'\t' '$1 == "@sample" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
+			"$out/raw.txt"
+	} > "$out/samples.tsv"
+fi
 {
 	printf 'impl\top\tsize\treason\n'
 	awk -F'\t' '$1 == "@skip" { print $2 "\t" $3 "\t" $4 "\t" $5 }' \

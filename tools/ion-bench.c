@@ -79,6 +79,7 @@ struct sample {
 typedef int (*op_fn)(struct impl *im, size_t size, struct sample *s);
 
 static uint64_t budget_ns = 1000000000ULL;
+static int dump_samples;	/* -S: every run's time as an @sample row */
 static const char *only_impls, *only_ops;
 #define MAX_SIZES	8
 static size_t sizes[MAX_SIZES] = { 4 * KiB, 64 * KiB, 1 * MiB, 8 * MiB, 64 * MiB };
@@ -550,8 +551,13 @@ static void report(const struct member *m, size_t size, unsigned int live)
 	if (m->err)
 		progress("%s %s %zu: stopped after %u runs: %s", m->im->name,
 			 m->op, size, m->n, strerror(-m->err));
-	for (unsigned int i = 0; i < m->n; i++)
+	for (unsigned int i = 0; i < m->n; i++) {
 		v[i] = m->s[i].ns;
+		if (dump_samples)
+			printf("@sample\t%s\t%s\t%zu\t%u\t%u\t%llu\n",
+			       m->im->name, m->op, size, live, i,
+			       (unsigned long long)v[i]);
+	}
 	stats(v, m->n, &med, &p99);
 	printf("%s\t%s\t%zu\t%u\t%llu\t%llu\t%u\n", m->im->name, m->op, size,
 	       live, (unsigned long long)med, (unsigned long long)p99, m->n);
@@ -961,7 +967,8 @@ static const char usage[] =
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
 "           alloc_map_touch, scaling, memset)\n"
 "  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
-"  -L N     scaling: stop at N live buffers (default 100000)\n";
+"  -L N     scaling: stop at N live buffers (default 100000)\n"
+"  -S       also print every run's time (@sample rows, in run order)\n";
 
 int main(int argc, char **argv)
 {
@@ -970,7 +977,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:i:o:s:L:h")) != -1) {
+	while ((c = getopt(argc, argv, "b:i:o:s:L:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
@@ -989,6 +996,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			max_live = strtoul(optarg, NULL, 10);
+			break;
+		case 'S':
+			dump_samples = 1;
 			break;
 		default:
 			fputs(usage, c == 'h' ? stdout : stderr);
