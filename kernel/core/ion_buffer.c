@@ -6,6 +6,7 @@
 #include <linux/dma-buf.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -14,6 +15,7 @@
 #include <linux/vmalloc.h>
 
 #include "ion_priv.h"
+#include "../heaps/ion_heaps.h"
 
 /**
  * DOC: buffers
@@ -37,6 +39,27 @@
  * lazily; delayed allocation (the backing chosen at first attach) will fit
  * behind the same two doors.
  */
+
+/*
+ * A heap's allocate and free ops, called directly when they are those of
+ * a built-in heap: with retpolines (x86) an indirect call costs several
+ * times a direct one, and these are on every allocation and free.
+ */
+static __always_inline int ion_heap_allocate(struct ion_heap *heap,
+					     struct ion_buffer *base)
+{
+	return INDIRECT_CALL_4(heap->ops->allocate, ion_system_allocate,
+			       ion_contig_allocate, ion_carveout_allocate,
+			       ion_dma_allocate, heap, base, base->size,
+			       base->align, base->flags);
+}
+
+static __always_inline void ion_heap_free(struct ion_heap *heap,
+					  struct ion_buffer *base)
+{
+	INDIRECT_CALL_4(heap->ops->free, ion_system_free, ion_contig_free,
+			ion_carveout_free, ion_dma_free, base);
+}
 
 /* Count a failed allocation attempt on @heap. */
 static void ion_account_failure(struct ion_device *dev, struct ion_heap *heap)
@@ -67,7 +90,7 @@ static void ion_stats_sub(struct ion_stats *st, u64 size)
  * Make a new, exported buffer live: counted (an allocation that succeeded)
  * and listed in its heap.
  */
-static __ion_fastpath void ion_charge(struct ion_core_buffer *buffer)
+static __always_inline void ion_charge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -79,7 +102,7 @@ static __ion_fastpath void ion_charge(struct ion_core_buffer *buffer)
 	spin_unlock(&dev->stats_lock);
 }
 
-static __ion_fastpath void ion_uncharge(struct ion_core_buffer *buffer)
+static __always_inline void ion_uncharge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -110,7 +133,7 @@ void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 }
 
 /* Give @buffer's backing back to its heap and drop the heap's pin. */
-static __ion_fastpath void
+static __always_inline void
 ion_buffer_free_backing(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
@@ -120,15 +143,15 @@ ion_buffer_free_backing(struct ion_core_buffer *buffer)
 		buffer->base.sg_table = NULL;
 		buffer->heap_mapped_dma = false;
 	}
-	heap->ops->free(&buffer->base);
+	ion_heap_free(heap, &buffer->base);
 	if (heap->owner)
 		module_put(heap->owner);
 	buffer->base.heap = NULL;
 }
 
-static __ion_fastpath int ion_buffer_try_heap(struct ion_device *dev,
-					      struct ion_heap *heap,
-					      struct ion_core_buffer *buffer)
+static __always_inline int ion_buffer_try_heap(struct ion_device *dev,
+					       struct ion_heap *heap,
+					       struct ion_core_buffer *buffer)
 {
 	struct ion_buffer *base = &buffer->base;
 	int ret;
@@ -136,10 +159,9 @@ static __ion_fastpath int ion_buffer_try_heap(struct ion_device *dev,
 	if (heap->owner && !try_module_get(heap->owner))
 		return -ENOMEM;
 	base->heap = heap;
-	ret = heap->ops->allocate(heap, base, base->size, base->align,
-				  base->flags);
+	ret = ion_heap_allocate(heap, base);
 	if (!ret && WARN_ON_ONCE(!base->sg_table && !heap->ops->map_dma)) {
-		heap->ops->free(base);
+		ion_heap_free(heap, base);
 		ret = -EINVAL;
 	}
 	if (ret) {
@@ -177,10 +199,10 @@ static __always_inline int ion_buffer_try(struct ion_device *dev,
  * is given, from the heap *@only (read under the heap lock; NULL once that
  * heap is gone).
  */
-static __ion_fastpath int ion_buffer_back(struct ion_device *dev,
-					  struct ion_core_buffer *buffer,
-					  unsigned int heap_mask,
-					  struct ion_heap *const *only)
+static __always_inline int ion_buffer_back(struct ion_device *dev,
+					   struct ion_core_buffer *buffer,
+					   unsigned int heap_mask,
+					   struct ion_heap *const *only)
 {
 	struct ion_heap *heap;
 	bool nomem = false;
@@ -228,6 +250,26 @@ struct ion_buffer_req {
 	unsigned int file_flags;
 };
 
+/*
+ * The dma-buf of a new buffer, backed by its heap.  @file_flags are the
+ * flags of its file: O_RDWR for /dev/ion, the caller's fd_flags for the
+ * dma-heap nodes (O_ACCMODE sets the file's access mode, as mainline's
+ * heaps do).  The dma-buf pins ion.ko until it is released.
+ */
+static __always_inline struct dma_buf *
+ion_buffer_export(struct ion_core_buffer *buffer, unsigned int file_flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+
+	exp.exp_name = "ion";
+	exp.owner = THIS_MODULE;
+	exp.ops = &ion_dmabuf_ops;
+	exp.size = buffer->base.size;
+	exp.flags = file_flags;
+	exp.priv = buffer;
+	return dma_buf_export(&exp);
+}
+
 static __always_inline struct ion_core_buffer *
 ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
 		 const struct ion_buffer_req *req)
@@ -258,7 +300,7 @@ ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
 	if (ret)
 		goto err_free_buffer;
 
-	dmabuf = ion_dmabuf_export(buffer, req->file_flags);
+	dmabuf = ion_buffer_export(buffer, req->file_flags);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto err_free_backing;

@@ -330,7 +330,7 @@ static void ion_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	ion_buffer_kunmap(dmabuf->priv);
 }
 
-static const struct dma_buf_ops ion_dmabuf_ops = {
+const struct dma_buf_ops ion_dmabuf_ops = {
 	.attach = ion_dmabuf_attach,
 	.detach = ion_dmabuf_detach,
 	.map_dma_buf = ion_dmabuf_map,
@@ -342,32 +342,6 @@ static const struct dma_buf_ops ion_dmabuf_ops = {
 	.vunmap = ion_dmabuf_vunmap,
 	.release = ion_buffer_release,
 };
-
-/**
- * ion_dmabuf_export() - create the dma-buf of a new buffer
- * @buffer:	the buffer, backed by its heap
- * @file_flags: flags of the dma-buf's file: O_RDWR for /dev/ion, the
- *		caller's fd_flags for the dma-heap nodes (O_ACCMODE sets the
- *		file's access mode, as mainline's heaps do)
- *
- * The dma-buf pins ion.ko until it is released.
- *
- * Context: Process context; sleeps.
- * Return: the dma-buf, its file holding one reference, or an ERR_PTR.
- */
-__ion_fastpath struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
-						 unsigned int file_flags)
-{
-	DEFINE_DMA_BUF_EXPORT_INFO(exp);
-
-	exp.exp_name = "ion";
-	exp.owner = THIS_MODULE;
-	exp.ops = &ion_dmabuf_ops;
-	exp.size = buffer->base.size;
-	exp.flags = file_flags;
-	exp.priv = buffer;
-	return dma_buf_export(&exp);
-}
 
 /**
  * ion_dmabuf_to_buffer() - the ion buffer behind a dma-buf

@@ -93,9 +93,9 @@ static unsigned long ion_carveout_get(struct ion_carveout *co,
 				   &data);
 }
 
-static int ion_carveout_allocate(struct ion_heap *heap,
-				 struct ion_buffer *buffer, unsigned long len,
-				 unsigned long align, unsigned long flags)
+int ion_carveout_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
+			  unsigned long len, unsigned long align,
+			  unsigned long flags)
 {
 	struct ion_carveout *co = heap->priv;
 	struct sg_table *sgt;
@@ -127,7 +127,7 @@ err_put_range:
 	return ret;
 }
 
-static void ion_carveout_free(struct ion_buffer *buffer)
+void ion_carveout_free(struct ion_buffer *buffer)
 {
 	struct ion_carveout *co = buffer->heap->priv;
 	struct sg_table *sgt = buffer->sg_table;

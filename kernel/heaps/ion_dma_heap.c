@@ -158,9 +158,8 @@ err_free:
 	return ret;
 }
 
-static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
-			    unsigned long len, unsigned long align,
-			    unsigned long flags)
+int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
+		     unsigned long len, unsigned long align, unsigned long flags)
 {
 	struct ion_dma_buffer *db;
 	int ret;
@@ -187,7 +186,7 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	return 0;
 }
 
-static void ion_dma_free(struct ion_buffer *buffer)
+void ion_dma_free(struct ion_buffer *buffer)
 {
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = buffer->heap->priv;

@@ -46,9 +46,9 @@ static struct page *ion_contig_get_pages(unsigned int order,
 	return page;
 }
 
-static int ion_contig_allocate(struct ion_heap *heap,
-			       struct ion_buffer *buffer, unsigned long len,
-			       unsigned long align, unsigned long flags)
+int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
+			unsigned long len, unsigned long align,
+			unsigned long flags)
 {
 	unsigned long npages = len >> PAGE_SHIFT;
 	unsigned int order = get_order(len);
@@ -81,7 +81,7 @@ err_put_pages:
 	return ret;
 }
 
-static void ion_contig_free(struct ion_buffer *buffer)
+void ion_contig_free(struct ion_buffer *buffer)
 {
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;

@@ -231,11 +231,10 @@ static __ion_fastpath bool ion_system_fits(unsigned long len)
 	return need <= si_mem_available();
 }
 
-static __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
-					      struct ion_buffer *buffer,
-					      unsigned long len,
-					      unsigned long align,
-					      unsigned long flags)
+__ion_fastpath int ion_system_allocate(struct ion_heap *heap,
+				       struct ion_buffer *buffer,
+				       unsigned long len, unsigned long align,
+				       unsigned long flags)
 {
 	unsigned int n[ION_SYSTEM_LISTS] = { 0 }, first = 0;
 	struct list_head chunks[ION_SYSTEM_LISTS];
@@ -294,7 +293,7 @@ err_put_chunks:
  * The chunks and the table go to the pools, which zero the chunks before
  * anyone gets them.
  */
-static __ion_fastpath void ion_system_free(struct ion_buffer *buffer)
+__ion_fastpath void ion_system_free(struct ion_buffer *buffer)
 {
 	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct scatterlist *sg = buffer->sg_table->sgl;

@@ -308,9 +308,8 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 			   unsigned long arg);
 
-/* ion_dmabuf.c */
-struct dma_buf *ion_dmabuf_export(struct ion_core_buffer *buffer,
-				  unsigned int file_flags);
+/* ion_dmabuf.c: the ops of every dma-buf ion exports (ion_buffer.c) */
+extern const struct dma_buf_ops ion_dmabuf_ops;
 struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf);
 int ion_dmabuf_sync_fd(int fd);
 
