@@ -19,10 +19,11 @@
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are.  A buffer of one
- * chunk uses the one-entry table in the buffer itself; a larger one takes
- * its table from the pools, and on free the table goes back to them with
- * the chunks.  The pools zero freed chunks on their worker thread (or
+ * write-combined: pooled uncached chunks still are.  A buffer of exactly
+ * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
+ * with no chunk lists and uses the one-entry table in the buffer itself;
+ * a larger one takes its table from the pools, and on free the table goes
+ * back to them with the chunks.  The pools zero freed chunks on their worker thread (or
  * give them back to the buddy allocator: when full, or for an isolated
  * free of a small cached buffer).
  *
@@ -56,10 +57,7 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 };
 /* The system heap's pools; set at init, before the heap is registered. */
 static struct ion_page_pools *ion_system_pools;
 
-/*
- * A chunk of @order: from its pool (*@pooled set) or the buddy allocator.
- * page_private holds the order while the chunk is on an allocation list.
- */
+/* A chunk of @order: from its pool (*@pooled set) or the buddy allocator. */
 static __ion_fastpath struct page *ion_system_get_chunk(unsigned int order,
 							bool big, bool cached,
 							bool *pooled)
@@ -71,8 +69,6 @@ static __ion_fastpath struct page *ion_system_get_chunk(unsigned int order,
 	*pooled = !!page;
 	if (!page)
 		page = alloc_pages(gfp, order);
-	if (page)
-		set_page_private(page, order);
 	return page;
 }
 
@@ -88,7 +84,8 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
 
 /*
  * The largest chunk of at most @remaining bytes, trying orders from index
- * *@first on; *@first moves past orders that failed.
+ * *@first on; *@first moves past orders that failed.  page_private holds
+ * the chunk's order while it is on an allocation list.
  */
 static __ion_fastpath struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
@@ -103,8 +100,10 @@ ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 		if (remaining < (PAGE_SIZE << order))
 			continue;
 		page = ion_system_get_chunk(order, big, cached, pooled);
-		if (page)
+		if (page) {
+			set_page_private(page, order);
 			return page;
+		}
 		*first = i + 1;
 	}
 	return NULL;
@@ -145,9 +144,9 @@ static void ion_system_put_table(struct ion_buffer *buffer,
 }
 
 /*
- * Move the chunks of @lists into @buffer's sg table, one entry each, in
- * order: the buffer's own one-entry table for a single chunk (every buffer
- * up to 64 KiB, and one of 1 MiB), else one from the pools.
+ * Move the chunks of @lists into a table from the pools for @buffer, one
+ * entry each, in order.  Only for more than one chunk: a buffer of one
+ * chunk is ion_system_allocate_one()'s.
  */
 static __ion_fastpath struct sg_table *
 ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
@@ -158,19 +157,6 @@ ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
 	struct page *page, *tmp;
 	unsigned int i;
 
-	if (nchunks == 1) {
-		for (i = 0; i < nlists; i++) {
-			page = list_first_entry_or_null(&lists[i], struct page,
-							lru);
-			if (page)
-				break;
-		}
-		list_del(&page->lru);
-		sgt = ion_buffer_one_chunk(buffer, page,
-					   PAGE_SIZE << page_private(page));
-		set_page_private(page, 0);
-		return sgt;
-	}
 	sgt = ion_page_pools_alloc_table(nchunks);
 	if (!sgt)
 		return NULL;
@@ -196,6 +182,42 @@ static int ion_system_set_uncached(struct sg_table *sgt, unsigned int nfresh)
 	};
 
 	return nfresh ? ion_cache_set_uncached(&fresh) : 0;
+}
+
+/* The index in ion_system_orders of a chunk of @len bytes, or -1. */
+static __ion_fastpath int ion_system_one_index(unsigned long len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ion_system_orders); i++)
+		if (len == PAGE_SIZE << ion_system_orders[i])
+			return i;
+	return -1;
+}
+
+/*
+ * A buffer of exactly one chunk (4 KiB, 64 KiB, 1 MiB): no lists and no
+ * table to allocate, the buffer's own one-entry table.  -ENOMEM when no
+ * such chunk is free: the caller tries smaller ones.
+ */
+static __ion_fastpath int ion_system_allocate_one(struct ion_buffer *buffer,
+						  unsigned int order, bool big,
+						  bool cached)
+{
+	struct page *page;
+	bool pooled;
+	int ret;
+
+	page = ion_system_get_chunk(order, big, cached, &pooled);
+	if (!page)
+		return -ENOMEM;
+	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
+	if (cached || pooled)
+		return 0;
+	ret = ion_system_set_uncached(buffer->sg_table, 1);
+	if (ret)
+		ion_system_put_table(buffer, 1, cached);
+	return ret;
 }
 
 /* Index of the lists of ion_system_allocate(): fresh chunks come first. */
@@ -243,11 +265,19 @@ __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
 	struct sg_table *sgt;
 	struct page *page;
 	bool big, pooled;
-	int ret;
+	int ret, one;
 
 	if (!ion_system_fits(len))
 		return -ENOMEM;
 	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
+	one = ion_system_one_index(len);
+	if (one >= 0) {
+		ret = ion_system_allocate_one(buffer, ion_system_orders[one],
+					      big, cached);
+		if (ret != -ENOMEM)
+			return ret;
+		first = one + 1;	/* smaller chunks, more of them */
+	}
 	INIT_LIST_HEAD(&chunks[ION_SYSTEM_FRESH]);
 	INIT_LIST_HEAD(&chunks[ION_SYSTEM_POOLED]);
 
