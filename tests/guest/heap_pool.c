@@ -40,7 +40,7 @@
 
 #define KiB		1024UL
 #define MiB		(1024 * KiB)
-#define HEAP_FILE	IT_DEBUGFS "/heaps/" ION_SYSTEM_HEAP_NAME
+#define HEAP_FILE	HT_SYSTEM_HEAP_FILE
 #define CAP_PARAM	"/sys/module/ion/parameters/pool_max_mb"
 
 /* Sizes that take every chunk order (1 MiB, 64 KiB, 4 KiB) in mixes. */
@@ -48,18 +48,6 @@ static const size_t sizes[] = {
 	4 * KiB, 64 * KiB, 1 * MiB, 1 * MiB + 68 * KiB, 3 * MiB + 4 * KiB,
 };
 #define NSIZES	IT_ARRAY_SIZE(sizes)
-
-static long long dfs_num(const char *key)
-{
-	struct it_dfs d;
-	long long v;
-
-	if (it_dfs_load(&d, HEAP_FILE))
-		return -1;
-	v = it_dfs_num(&d, key);
-	it_dfs_free(&d);
-	return v;
-}
 
 /* Sum of the pool_order_*_<mode> lines. */
 static long long mode_bytes(const char *mode)
@@ -81,34 +69,6 @@ static long long mode_bytes(const char *mode)
 	}
 	it_dfs_free(&d);
 	return sum;
-}
-
-/* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
-static int wait_key(const char *key, long long max)
-{
-	long long t0 = it_now_ms(), v;
-
-	while ((v = dfs_num(key)) > max || v < 0) {
-		if (v < 0 || it_now_ms() - t0 > 60000) {
-			tap_diag("%s: %lld", key, v);
-			return -ETIMEDOUT;
-		}
-		usleep(10000);
-	}
-	return 0;
-}
-
-/* Wait until the deferred zeroing is done. */
-static int wait_deferred(void)
-{
-	return wait_key("deferred_free_bytes", 0);
-}
-
-static int drop_caches(void)
-{
-	int ret = wait_deferred();
-
-	return ret ? ret : ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
 }
 
 /*
@@ -180,11 +140,11 @@ static void zero_case(int ion, unsigned int flags, const char *mode)
 	size_t total = 0;
 	unsigned int i;
 
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	if (!ret)
 		ret = fill_free(ion, flags, sizes, NSIZES);
 	if (!ret)
-		ret = wait_deferred();
+		ret = ht_wait_deferred();
 	before = mode_bytes(mode);
 	for (i = 0; i < NSIZES; i++)
 		total += sizes[i];
@@ -234,17 +194,17 @@ static void drop_caches_case(int ion)
 	if (!ret)
 		ret = fill_free(ion, 0, sizes, NSIZES);
 	if (!ret)
-		ret = wait_deferred();
-	shrinks = dfs_num("shrink_count");
-	pooled = dfs_num("pool_bytes");
+		ret = ht_wait_deferred();
+	shrinks = ht_system_num("shrink_count");
+	pooled = ht_system_num("pool_bytes");
 	if (!ret)
-		ret = drop_caches();
+		ret = ht_drop_pools();
 	if (ret)
 		tap_diag("%s", strerror(-ret));
 	tap_diag("pool_bytes %lld -> %lld, shrink_count %lld -> %lld", pooled,
-		 dfs_num("pool_bytes"), shrinks, dfs_num("shrink_count"));
-	tap_ok(!ret && pooled > 0 && dfs_num("pool_bytes") == 0 &&
-	       dfs_num("shrink_count") > shrinks,
+		 ht_system_num("pool_bytes"), shrinks, ht_system_num("shrink_count"));
+	tap_ok(!ret && pooled > 0 && ht_system_num("pool_bytes") == 0 &&
+	       ht_system_num("shrink_count") > shrinks,
 	       "drop_caches empties the pools");
 }
 
@@ -262,13 +222,13 @@ static void isolated_case(int ion)
 	int ret;
 
 	for (i = 0; i < IT_ARRAY_SIZE(small); i++) {
-		ret = drop_caches();
+		ret = ht_drop_pools();
 		if (!ret)
 			ret = one_free(ion, ION_FLAG_CACHED, small[i]);
-		deferred = dfs_num("deferred_free_bytes");
+		deferred = ht_system_num("deferred_free_bytes");
 		/* Past the worker's 10 ms delay: it would have run by now. */
 		usleep(100000);
-		pooled = dfs_num("pool_bytes");
+		pooled = ht_system_num("pool_bytes");
 		tap_diag("isolated %zu KiB cached free: deferred %lld, then pool_bytes %lld",
 			 small[i] / KiB, deferred, pooled);
 		tap_ok(!ret && deferred == 0 && pooled == 0,
@@ -277,41 +237,41 @@ static void isolated_case(int ion)
 	}
 
 	/* Closed back to back: the 4 KiB free joins the 1 MiB one's burst. */
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	if (!ret) {
 		static const size_t burst[] = { 4 * KiB, 1 * MiB };
 
 		ret = fill_free(ion, ION_FLAG_CACHED, burst, 2);
 	}
 	if (!ret)
-		ret = wait_deferred();
-	pooled = dfs_num("pool_order_0_cached");
+		ret = ht_wait_deferred();
+	pooled = ht_system_num("pool_order_0_cached");
 	tap_diag("burst 1 MiB + 4 KiB: pool_order_0_cached %lld, pool_bytes %lld",
-		 pooled, dfs_num("pool_bytes"));
+		 pooled, ht_system_num("pool_bytes"));
 	tap_ok(!ret && pooled == (long long)(4 * KiB) &&
-	       dfs_num("pool_bytes") == (long long)(MiB + 4 * KiB),
+	       ht_system_num("pool_bytes") == (long long)(MiB + 4 * KiB),
 	       "a small free that joins a burst is pooled");
 
 	/* Back to back, a loop's frees come in a burst: pooled. */
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	for (i = 0; !ret && i < 20; i++)
 		ret = one_free(ion, ION_FLAG_CACHED, 4 * KiB);
 	if (!ret)
-		ret = wait_deferred();
-	pooled = dfs_num("pool_order_0_cached");
+		ret = ht_wait_deferred();
+	pooled = ht_system_num("pool_order_0_cached");
 	tap_ok(!ret && pooled > 0,
 	       "4 KiB frees in a loop are pooled (%lld bytes after 20)", pooled);
 
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	if (!ret)
 		ret = one_free(ion, 0, 4 * KiB);
 	if (!ret)
-		ret = wait_deferred();
-	pooled = dfs_num("pool_order_0_uncached");
+		ret = ht_wait_deferred();
+	pooled = ht_system_num("pool_order_0_uncached");
 	tap_ok(!ret && pooled == (long long)(4 * KiB),
 	       "an isolated 4 KiB uncached free is pooled (%lld bytes)", pooled);
 	if (!ret)
-		ret = drop_caches();
+		ret = ht_drop_pools();
 	if (ret)
 		tap_diag("%s", strerror(-ret));
 }
@@ -333,7 +293,7 @@ static void pressure_child(long long shrinks, long long limit)
 		if (p == MAP_FAILED)
 			_exit(2);
 		done += 4 * MiB;
-		if (dfs_num("shrink_count") > shrinks) {
+		if (ht_system_num("shrink_count") > shrinks) {
 			printf("# child: shrinker ran after %lld MiB\n",
 			       done / (long long)MiB);
 			fflush(stdout);
@@ -350,13 +310,13 @@ static void pressure_case(int ion)
 	int ret, status = -1;
 	pid_t pid;
 
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
 	if (!ret)
-		ret = wait_deferred();
-	shrinks = dfs_num("shrink_count");
-	pooled = dfs_num("pool_bytes");
+		ret = ht_wait_deferred();
+	shrinks = ht_system_num("shrink_count");
+	pooled = ht_system_num("pool_bytes");
 	limit = ht_meminfo("MemFree") + pooled / 4;
 	if (ret || pooled < 32 * (long long)MiB || limit < 0) {
 		tap_diag("pool_bytes %lld: %s", pooled, strerror(-ret));
@@ -372,11 +332,11 @@ static void pressure_case(int ion)
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	tap_diag("child status 0x%x; pool_bytes %lld -> %lld, shrink_count %lld -> %lld",
-		 status, pooled, dfs_num("pool_bytes"), shrinks,
-		 dfs_num("shrink_count"));
+		 status, pooled, ht_system_num("pool_bytes"), shrinks,
+		 ht_system_num("shrink_count"));
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	       dfs_num("shrink_count") > shrinks &&
-	       dfs_num("pool_bytes") < pooled,
+	       ht_system_num("shrink_count") > shrinks &&
+	       ht_system_num("pool_bytes") < pooled,
 	       "memory pressure shrinks the pools");
 }
 
@@ -395,15 +355,15 @@ static void cap_case(int ion)
 		return;
 	}
 	close(fd);
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	if (!ret)
 		ret = ht_write_str(CAP_PARAM, "4\n", 0);
-	cap = dfs_num("pool_max_bytes");
+	cap = ht_system_num("pool_max_bytes");
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
 	if (!ret)
-		ret = wait_deferred();
-	pooled = dfs_num("pool_bytes");
+		ret = ht_wait_deferred();
+	pooled = ht_system_num("pool_bytes");
 	tap_diag("pool_max_mb=4: pool_max_bytes %lld, pool_bytes %lld after freeing 12 MiB",
 		 cap, pooled);
 	tap_ok(!ret && cap == 4 * (long long)MiB && pooled > 0 && pooled <= cap,
@@ -413,11 +373,11 @@ static void cap_case(int ion)
 	if (!ret)
 		ret = one_free(ion, 0, 1 * MiB);
 	if (!ret)
-		ret = wait_deferred();
+		ret = ht_wait_deferred();
 	tap_diag("then 1 MiB uncached freed: pool_order_8_uncached %lld, pool_bytes %lld",
-		 dfs_num("pool_order_8_uncached"), dfs_num("pool_bytes"));
-	tap_ok(!ret && dfs_num("pool_order_8_uncached") == (long long)MiB &&
-	       dfs_num("pool_bytes") <= cap,
+		 ht_system_num("pool_order_8_uncached"), ht_system_num("pool_bytes"));
+	tap_ok(!ret && ht_system_num("pool_order_8_uncached") == (long long)MiB &&
+	       ht_system_num("pool_bytes") <= cap,
 	       "at the cap, a freed uncached chunk takes the place of cached ones");
 
 	/* Lowering the cap trims the pools when the worker next runs. */
@@ -426,8 +386,8 @@ static void cap_case(int ion)
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, sizes, 1);
 	if (!ret)
-		ret = wait_key("pool_bytes", MiB);
-	trimmed = dfs_num("pool_bytes");
+		ret = ht_system_wait("pool_bytes", MiB);
+	trimmed = ht_system_num("pool_bytes");
 	tap_diag("pool_max_mb=1: pool_bytes %lld", trimmed);
 	tap_ok(!ret && trimmed >= 0 && trimmed <= (long long)MiB,
 	       "lowering the pool cap trims the pools");
@@ -476,15 +436,15 @@ static void unload_case(int ion)
 			 "other modules use ion.ko");
 		return;
 	}
-	ret = drop_caches();
+	ret = ht_drop_pools();
 	free0 = ht_meminfo("MemFree");
 	if (!ret)
 		ret = fill_free(ion, ION_FLAG_CACHED, big, IT_ARRAY_SIZE(big));
 	if (!ret)
 		ret = fill_free(ion, 0, unc, IT_ARRAY_SIZE(unc));
 	if (!ret)
-		ret = wait_deferred();
-	pooled = dfs_num("pool_bytes");
+		ret = ht_wait_deferred();
+	pooled = ht_system_num("pool_bytes");
 	free1 = ht_meminfo("MemFree");
 	close(ion);
 	if (!ret && syscall(SYS_delete_module, "ion", O_NONBLOCK))
@@ -503,7 +463,7 @@ static void unload_case(int ion)
 	tap_ok(!ret && free2 >= free0 - margin,
 	       "nothing leaks across module unload");
 	tap_ok(reload(), "modprobe ion loads it again");
-	tap_ok(dfs_num("pool_bytes") == 0, "the pools start empty");
+	tap_ok(ht_system_num("pool_bytes") == 0, "the pools start empty");
 }
 
 int main(void)

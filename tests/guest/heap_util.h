@@ -2,8 +2,9 @@
 /*
  * Helpers of the heap_* guest tests: allocation with alignment (handle
  * ABI, then SHARE for an fd), mmap with sync, the ion_test importer
- * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe), and
- * writing control files and reading /proc/meminfo.
+ * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe),
+ * writing control files and reading /proc/meminfo, and the system heap's
+ * debugfs keys (its pools).
  */
 #ifndef ION_HEAP_UTIL_H
 #define ION_HEAP_UTIL_H
@@ -152,6 +153,50 @@ static inline long long ht_meminfo(const char *key)
 		}
 	fclose(f);
 	return v;
+}
+
+#define HT_SYSTEM_HEAP_FILE	IT_DEBUGFS "/heaps/" ION_SYSTEM_HEAP_NAME
+
+/* A number from the system heap's debugfs file, or -1. */
+static inline long long ht_system_num(const char *key)
+{
+	struct it_dfs d;
+	long long v;
+
+	if (it_dfs_load(&d, HT_SYSTEM_HEAP_FILE))
+		return -1;
+	v = it_dfs_num(&d, key);
+	it_dfs_free(&d);
+	return v;
+}
+
+/* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
+static inline int ht_system_wait(const char *key, long long max)
+{
+	long long t0 = it_now_ms(), v;
+
+	while ((v = ht_system_num(key)) > max || v < 0) {
+		if (v < 0 || it_now_ms() - t0 > 60000) {
+			tap_diag("%s: %lld", key, v);
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Wait until the system heap's deferred zeroing is done. */
+static inline int ht_wait_deferred(void)
+{
+	return ht_system_wait("deferred_free_bytes", 0);
+}
+
+/* Empty the pools: the deferred zeroing done, then drop_caches. */
+static inline int ht_drop_pools(void)
+{
+	int ret = ht_wait_deferred();
+
+	return ret ? ret : ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
 }
 
 #endif /* ION_HEAP_UTIL_H */
