@@ -156,6 +156,33 @@ struct ion_test_attr {
 	__s32 user_err;
 };
 
+/**
+ * struct ion_test_fragment - ION_TEST_IOC_FRAGMENT argument
+ * @order:    in: leave no free block of this order or above (1 to the
+ *	      kernel's MAX_PAGE_ORDER), or 0 to give back what the file holds
+ * @reserved: 0
+ * @held:     out: pages the file now holds (0 after @order 0)
+ *
+ * Fragments free memory, so that an allocation of @order must be made of
+ * smaller blocks: takes every free block of order @order - 1 (no reclaim,
+ * no compaction: down to the min watermark), then gives back the upper
+ * block of each pair of buddies it took both of, so that every aligned
+ * block of @order that was free has its lower half held; last it takes
+ * whole what is still free of @order and above (what the first pass left
+ * below the watermark).  Free memory is about halved.  Direct compaction
+ * could still rebuild large blocks out of movable pages elsewhere: callers
+ * set vm.extfrag_threshold to 1000 for the duration.  The pages are held
+ * until the same command with @order 0, or the file's release.
+ *
+ * Errors: -EINVAL (bad @order, or already holding pages), -ENOMEM (no
+ * block of order @order - 1 at all).
+ */
+struct ion_test_fragment {
+	__u32 order;
+	__u32 reserved;
+	__u64 held;
+};
+
 #define ION_TEST_IOC_MAGIC	0xE1
 
 #define ION_TEST_IOC_INFO	_IOR(ION_TEST_IOC_MAGIC, 0, struct ion_test_info)
@@ -163,5 +190,6 @@ struct ion_test_attr {
 #define ION_TEST_IOC_RELEASE	_IOW(ION_TEST_IOC_MAGIC, 2, struct ion_test_slot)
 #define ION_TEST_IOC_DMA	_IOWR(ION_TEST_IOC_MAGIC, 3, struct ion_test_dma)
 #define ION_TEST_IOC_ATTR	_IOWR(ION_TEST_IOC_MAGIC, 4, struct ion_test_attr)
+#define ION_TEST_IOC_FRAGMENT	_IOWR(ION_TEST_IOC_MAGIC, 5, struct ion_test_fragment)
 
 #endif /* _UAPI_ION_TEST_H */

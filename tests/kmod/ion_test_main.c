@@ -318,6 +318,9 @@ static long ion_test_ioctl(struct file *file, unsigned int cmd,
 	case ION_TEST_IOC_ATTR:
 		ret = ion_test_ioc_attr(tf, uarg);
 		break;
+	case ION_TEST_IOC_FRAGMENT:
+		ret = ion_test_ioc_fragment(tf, uarg);
+		break;
 	default:
 		ret = -ENOTTY;
 		break;
@@ -341,6 +344,7 @@ static int ion_test_open(struct inode *inode, struct file *file)
 		return ret;
 	}
 	mutex_init(&tf->lock);
+	INIT_LIST_HEAD(&tf->frag);
 	file->private_data = tf;
 	return 0;
 }
@@ -353,6 +357,7 @@ static int ion_test_release(struct inode *inode, struct file *file)
 	for (i = 0; i < ION_TEST_MAX_SLOTS; i++)
 		if (tf->slots[i])
 			ion_test_slot_free(tf, tf->slots[i]);
+	ion_test_unfragment(tf);
 	ion_client_destroy(tf->client);
 	mutex_destroy(&tf->lock);
 	kfree(tf);

@@ -48,14 +48,19 @@ struct ion_test_slot_data {
 
 /**
  * struct ion_test_file - one open /dev/ion_test
- * @lock:   protects @slots (one ioctl at a time per file)
- * @client: the file's ion kernel client, for its whole life
- * @slots:  imports, NULL when free
+ * @lock:	 protects @slots and @frag (one ioctl at a time per file)
+ * @client:	 the file's ion kernel client, for its whole life
+ * @slots:	 imports, NULL when free
+ * @frag:	 blocks held by ION_TEST_IOC_FRAGMENT (linked by page->lru,
+ *		 each block's order in page_private)
+ * @frag_held:	 pages in them
  */
 struct ion_test_file {
 	struct mutex lock; /* see the kernel-doc above */
 	struct ion_client *client;
 	struct ion_test_slot_data *slots[ION_TEST_MAX_SLOTS];
+	struct list_head frag;
+	unsigned long frag_held;
 };
 
 /* ion_test_main.c */
@@ -65,6 +70,10 @@ struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
 long ion_test_ioc_info(void __user *uarg);
 long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
+
+/* ion_test_frag.c: fragmenting free memory */
+long ion_test_ioc_fragment(struct ion_test_file *tf, void __user *uarg);
+void ion_test_unfragment(struct ion_test_file *tf);
 
 /* ion_test_edu.c: the edu PCI device */
 int ion_test_edu_register(void);

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_fragment: when free memory holds no block of a chunk's order, the
+ * system heap builds the buffer from smaller chunks instead of failing.
+ *
+ * ion_test's ION_TEST_IOC_FRAGMENT takes every free block of order N - 1
+ * and gives back the upper one of each pair of buddies, so that no block
+ * of order N is left free (checked in /proc/buddyinfo, outside the small
+ * ZONE_DMA that such allocations do not reach); direct compaction
+ * is kept from rebuilding one (vm.extfrag_threshold 1000, proactive
+ * compaction off) for the duration.  Then, cached and uncached:
+ * - 1 MiB (one order-8 chunk when memory is whole) comes as 16 chunks of
+ *   64 KiB with no order-8 block free;
+ * - 64 KiB (one order-4 chunk) comes as 16 single pages with no order-4
+ *   block free;
+ * and each such buffer reads zero and holds what is written to it.  The
+ * chunks are counted in ion_test's kernel-client import (the entries of
+ * ion_sg_table()).  The pools are emptied before each allocation, so every
+ * chunk comes from the buddy allocator.
+ */
+#include "heap_util.h"
+
+#define KiB	1024UL
+#define MiB	(1024 * KiB)
+
+#define EXTFRAG	"/proc/sys/vm/extfrag_threshold"
+#define PROACTIVE	"/proc/sys/vm/compaction_proactiveness"
+
+static const struct {
+	size_t len;
+	unsigned int order;	/* of its one chunk */
+	unsigned int segs;	/* chunks when no block of @order is free */
+} cases[] = {
+	{ 1 * MiB, 8, 16 },
+	{ 64 * KiB, 4, 16 },
+};
+
+/* The first line of the file at @path into @buf ("" if unreadable). */
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, size, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+}
+
+/*
+ * Free blocks of @order or above, from /proc/buddyinfo, or -1; @desc gets
+ * every zone's count.  Where ZONE_DMA is not the only zone (x86: its first
+ * 16 MiB) it is left out: its lowmem reserve keeps it from allocations
+ * like the heap's, and ion_test's alike.
+ */
+static long long free_blocks_from(unsigned int order, char *desc, size_t size)
+{
+	FILE *f = fopen("/proc/buddyinfo", "r");
+	char line[512], zone[32], *p, *end;
+	long long sum = 0, dma = 0, n, z;
+	unsigned int o, zones = 0;
+	size_t used = 0;
+	int len;
+
+	desc[0] = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "zone");
+		if (!p || sscanf(p, "zone %31s%n", zone, &len) != 1)
+			continue;
+		p += len;
+		for (o = 0, z = 0;; o++) {
+			n = strtoll(p, &end, 10);
+			if (end == p)
+				break;
+			if (o >= order)
+				z += n;
+			p = end;
+		}
+		zones++;
+		if (strcmp(zone, "DMA"))
+			sum += z;
+		else
+			dma = z;
+		if (used < size)
+			used += snprintf(desc + used, size - used, "%s%s %lld",
+					 used ? ", " : "", zone, z);
+	}
+	fclose(f);
+	if (!zones)
+		return -1;
+	if (zones == 1)
+		return sum + dma;
+	if (used < size)
+		snprintf(desc + used, size - used, "; DMA not counted");
+	return sum;
+}
+
+static int fragment(int tfd, unsigned int order, unsigned long long *held)
+{
+	struct ion_test_fragment f = { .order = order };
+	int ret = it_ioctl(tfd, ION_TEST_IOC_FRAGMENT, &f);
+
+	*held = f.held;
+	return ret;
+}
+
+/* Chunks of a new buffer (its CPU sg entries), or -errno. */
+static int buffer_segs(int tfd, int buf)
+{
+	struct ion_test_import imp;
+	int ret = ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp);
+
+	if (ret)
+		return ret;
+	ht_release(tfd, imp.slot);
+	return imp.cpu_segs;
+}
+
+/* Zero when mapped, then holds a pattern: 0, or -1. */
+static int check_contents(int buf, size_t len)
+{
+	void *p = ht_map(buf, len);
+	long bad;
+
+	if (!p)
+		return -1;
+	ht_cpu_begin(buf);
+	bad = it_check_zero(p, len);
+	if (bad < 0) {
+		it_fill(p, len, 7);
+		bad = it_check(p, len, 7);
+		if (bad >= 0)
+			tap_diag("pattern wrong at byte %ld", bad);
+	} else {
+		tap_diag("byte %ld not zero", bad);
+	}
+	ht_cpu_end(buf);
+	munmap(p, len);
+	return bad < 0 ? 0 : -1;
+}
+
+static void one_case(int ion, int tfd, unsigned int c, unsigned int flags,
+		     const char *mode)
+{
+	size_t len = cases[c].len;
+	unsigned int order = cases[c].order;
+	unsigned long long held;
+	int buf, segs, ret;
+	long long left;
+	char zones[128];
+
+	buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM, flags);
+	segs = buf >= 0 ? buffer_segs(tfd, buf) : buf;
+	if (buf >= 0)
+		close(buf);
+	tap_ok(segs == 1, "%zu KiB %s, memory whole: one chunk of order %u (%d)",
+	       len / KiB, mode, order, segs);
+
+	if (ht_drop_pools())
+		tap_diag("the pools may not be empty");
+	ret = fragment(tfd, order, &held);
+	if (!tap_ok(!ret, "ion_test fragments free memory for order %u (%llu MiB held)",
+		    order, held * it_page() / MiB))
+		return;
+	left = free_blocks_from(order, zones, sizeof(zones));
+	tap_ok(left == 0,
+	       "no free block of order %u or above left (%s)",
+	       order, zones);
+
+	buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM, flags);
+	if (tap_ok(buf >= 0, "%zu KiB %s allocates from fragmented memory (%d)",
+		   len / KiB, mode, buf)) {
+		segs = buffer_segs(tfd, buf);
+		tap_ok(segs == (int)cases[c].segs,
+		       "%zu KiB %s, fragmented: %u smaller chunks (%d)",
+		       len / KiB, mode, cases[c].segs, segs);
+		tap_ok(!check_contents(buf, len),
+		       "%zu KiB %s, fragmented: reads zero, holds a pattern",
+		       len / KiB, mode);
+		close(buf);
+	}
+	ret = fragment(tfd, 0, &held);
+	tap_ok(!ret && !held, "ion_test gives the blocks back (%d, %llu held)",
+	       ret, held);
+	if (ht_drop_pools())
+		tap_diag("the pools may not be empty");
+}
+
+int main(void)
+{
+	char extfrag[32], proactive[32];
+	struct it_heaps hs;
+	unsigned int c, m;
+	int ion, tfd;
+
+	ion = it_setup(&hs);
+	tfd = ht_test_open();
+	if (!tap_ok(tfd >= 0, "open " HT_TEST_DEV " (%d)", tfd))
+		return tap_exit();
+	read_line(EXTFRAG, extfrag, sizeof(extfrag));
+	read_line(PROACTIVE, proactive, sizeof(proactive));
+	if (!tap_ok(!ht_write_str(EXTFRAG, "1000\n", 0),
+		    "no direct compaction for the test (" EXTFRAG " 1000)"))
+		return tap_exit();
+	if (proactive[0])
+		ht_write_str(PROACTIVE, "0\n", 0);
+	if (ht_drop_pools())
+		tap_diag("the pools may not be empty");
+
+	for (c = 0; c < IT_ARRAY_SIZE(cases); c++)
+		for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
+			one_case(ion, tfd, c, ht_cache_modes[m].flags,
+				 ht_cache_modes[m].name);
+
+	ht_write_str(EXTFRAG, extfrag, 0);
+	if (proactive[0])
+		ht_write_str(PROACTIVE, proactive, 0);
+	close(tfd);
+	close(ion);
+	return tap_exit();
+}
