@@ -5,8 +5,8 @@
  *
  * ion_test's ION_TEST_IOC_FRAGMENT takes every free block of order N - 1
  * and gives back the upper one of each pair of buddies, so that no block
- * of order N is left free (checked in /proc/buddyinfo, outside the small
- * ZONE_DMA that such allocations do not reach); direct compaction
+ * of order N is left free (checked in /proc/pagetypeinfo, outside the
+ * memory such allocations do not reach); direct compaction
  * is kept from rebuilding one (vm.extfrag_threshold 1000, proactive
  * compaction off) for the duration.  Then, cached and uncached:
  * - 1 MiB (one order-8 chunk when memory is whole) comes as 16 chunks of
@@ -49,29 +49,31 @@ static void read_line(const char *path, char *buf, size_t size)
 }
 
 /*
- * Free blocks of @order or above, from /proc/buddyinfo, or -1; @desc gets
- * every zone's count.  Where ZONE_DMA is not the only zone (x86: its first
- * 16 MiB) it is left out: its lowmem reserve keeps it from allocations
- * like the heap's, and ion_test's alike.
+ * Free blocks of @order or above, from /proc/pagetypeinfo, or -1; @desc
+ * gets the counts by zone and migrate type.  CMA's count too: a free large
+ * block anywhere lets direct compaction run (see ion_test_hold_rest()).
+ * Isolate's do not (blocks being taken offline or by alloc_contig_range).
+ * Where ZONE_DMA is not the only zone (x86: its first 16 MiB) it is left
+ * out: its lowmem reserve keeps it from allocations like the heap's, and
+ * ion_test's alike.
  */
 static long long free_blocks_from(unsigned int order, char *desc, size_t size)
 {
-	FILE *f = fopen("/proc/buddyinfo", "r");
-	char line[512], zone[32], *p, *end;
+	FILE *f = fopen("/proc/pagetypeinfo", "r");
+	char line[512], zone[32], type[32], first[32] = "", *p, *end;
 	long long sum = 0, dma = 0, n, z;
 	unsigned int o, zones = 0;
 	size_t used = 0;
-	int len;
+	int len, node;
 
 	desc[0] = 0;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "zone");
-		if (!p || sscanf(p, "zone %31s%n", zone, &len) != 1)
+		if (sscanf(line, "Node %d, zone %31[^,], type %31s%n", &node,
+			   zone, type, &len) != 3)
 			continue;
-		p += len;
-		for (o = 0, z = 0;; o++) {
+		for (p = line + len, o = 0, z = 0;; o++) {
 			n = strtoll(p, &end, 10);
 			if (end == p)
 				break;
@@ -79,21 +81,26 @@ static long long free_blocks_from(unsigned int order, char *desc, size_t size)
 				z += n;
 			p = end;
 		}
-		zones++;
-		if (strcmp(zone, "DMA"))
-			sum += z;
-		else
-			dma = z;
-		if (used < size)
-			used += snprintf(desc + used, size - used, "%s%s %lld",
-					 used ? ", " : "", zone, z);
+		if (strcmp(zone, first)) {
+			snprintf(first, sizeof(first), "%s", zone);
+			zones++;
+		}
+		if (strcmp(type, "Isolate")) {
+			if (strcmp(zone, "DMA"))
+				sum += z;
+			else
+				dma += z;
+		}
+		if (z && used < size)
+			used += snprintf(desc + used, size - used, "%s%s %s %lld",
+					 used ? ", " : "", zone, type, z);
 	}
 	fclose(f);
 	if (!zones)
 		return -1;
 	if (zones == 1)
 		return sum + dma;
-	if (used < size)
+	if (dma && used < size)
 		snprintf(desc + used, size - used, "; DMA not counted");
 	return sum;
 }
@@ -149,8 +156,8 @@ static void one_case(int ion, int tfd, unsigned int c, unsigned int flags,
 	unsigned int order = cases[c].order;
 	unsigned long long held;
 	int buf, segs, ret;
-	long long left;
-	char zones[128];
+	long long left, pooled;
+	char zones[256];
 
 	buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM, flags);
 	segs = buf >= 0 ? buffer_segs(tfd, buf) : buf;
@@ -168,15 +175,18 @@ static void one_case(int ion, int tfd, unsigned int c, unsigned int flags,
 	left = free_blocks_from(order, zones, sizeof(zones));
 	tap_ok(left == 0,
 	       "no free block of order %u or above left (%s)",
-	       order, zones);
+	       order, zones[0] ? zones : "none at all");
 
+	pooled = ht_system_num("pool_bytes");
 	buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM, flags);
-	if (tap_ok(buf >= 0, "%zu KiB %s allocates from fragmented memory (%d)",
-		   len / KiB, mode, buf)) {
+	if (tap_ok(buf >= 0, "%zu KiB %s allocates from fragmented memory (%d, pools held %lld bytes)",
+		   len / KiB, mode, buf, pooled)) {
 		segs = buffer_segs(tfd, buf);
+		free_blocks_from(order, zones, sizeof(zones));
 		tap_ok(segs == (int)cases[c].segs,
-		       "%zu KiB %s, fragmented: %u smaller chunks (%d)",
-		       len / KiB, mode, cases[c].segs, segs);
+		       "%zu KiB %s, fragmented: %u smaller chunks (%d; large blocks free after: %s)",
+		       len / KiB, mode, cases[c].segs, segs,
+		       zones[0] ? zones : "none");
 		tap_ok(!check_contents(buf, len),
 		       "%zu KiB %s, fragmented: reads zero, holds a pattern",
 		       len / KiB, mode);

@@ -169,7 +169,9 @@ struct ion_test_attr {
  * block of each pair of buddies it took both of, so that every aligned
  * block of @order that was free has its lower half held; last it takes
  * whole what is still free of @order and above (what the first pass left
- * below the watermark).  Free memory is about halved.  Direct compaction
+ * below the watermark, what draining the per-CPU free lists completes:
+ * its last attempt reclaims once, without I/O; and the free blocks of
+ * CMA areas).  Free memory is about halved.  Direct compaction
  * could still rebuild large blocks out of movable pages elsewhere: callers
  * set vm.extfrag_threshold to 1000 for the duration.  The pages are held
  * until the same command with @order 0, or the file's release.

@@ -12,12 +12,21 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/rcupdate.h>
 #include <linux/uaccess.h>
 
 #include "ion_test_priv.h"
 
 /* Free blocks only: no reclaim, no compaction, no warning, no reserves. */
 #define ION_TEST_FRAG_GFP	(__GFP_NOWARN | __GFP_NOMEMALLOC)
+/*
+ * The same, except that the last, failing, attempt reclaims once: the
+ * allocator then drains the per-CPU free lists, where single pages wait
+ * that could complete a large block (as the heap's own reclaiming
+ * attempt would drain them later).  No I/O, no OOM killer.
+ */
+#define ION_TEST_FRAG_GFP_DRAIN	(ION_TEST_FRAG_GFP | __GFP_DIRECT_RECLAIM | \
+				 __GFP_NORETRY)
 
 /* Is the buddy of @page (a block of @order) held as well? */
 static bool ion_test_buddy_held(struct page *page, unsigned int order,
@@ -60,15 +69,28 @@ static void ion_test_hold(struct ion_test_file *tf, struct page *page,
 
 /*
  * Hold every free block of @order (and so of all larger orders) whole:
- * what the first pass left, below the min watermark it stopped at.
+ * what the first pass left below the min watermark it stopped at, what
+ * the per-CPU lists complete once drained, and CMA's.  While any large
+ * block is free anywhere, even in CMA, the kernel rates a large request
+ * as "would succeed" (fragmentation index -1000), and direct compaction
+ * runs whatever vm.extfrag_threshold says: it moves movable pages into
+ * CMA and frees a large block for the heap.
  */
 static void ion_test_hold_rest(struct ion_test_file *tf, unsigned int order)
 {
+	static const gfp_t gfp[] = {
+		ION_TEST_FRAG_GFP_DRAIN,
+		/* Then CMA's free blocks, which only movable requests get. */
+		ION_TEST_FRAG_GFP_DRAIN | __GFP_MOVABLE,
+	};
 	struct page *page;
+	unsigned int i;
 
-	while ((page = alloc_pages(ION_TEST_FRAG_GFP, order))) {
-		ion_test_hold(tf, page, order);
-		cond_resched();
+	for (i = 0; i < ARRAY_SIZE(gfp); i++) {
+		while ((page = alloc_pages(gfp[i], order))) {
+			ion_test_hold(tf, page, order);
+			cond_resched();
+		}
 	}
 }
 
@@ -84,6 +106,8 @@ static int ion_test_fragment(struct ion_test_file *tf, unsigned int order)
 	LIST_HEAD(all);
 	int ret = 0;
 
+	/* Pages waiting for RCU (slabs of dentries, inodes) freed first. */
+	rcu_barrier();
 	while ((page = alloc_pages(ION_TEST_FRAG_GFP, order))) {
 		unsigned long idx = page_to_pfn(page) >> order;
 
@@ -112,6 +136,7 @@ static int ion_test_fragment(struct ion_test_file *tf, unsigned int order)
 		cond_resched();
 	}
 	bitmap_free(held);
+	rcu_barrier();
 	ion_test_hold_rest(tf, order + 1);
 	return 0;
 
