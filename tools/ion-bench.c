@@ -79,6 +79,8 @@ struct sample {
 typedef int (*op_fn)(struct impl *im, size_t size, struct sample *s);
 
 static uint64_t budget_ns = 1000000000ULL;
+/* The cold group's: its runs are few and slow (see drain_pools()). */
+static uint64_t cold_budget_ns = 3000000000ULL;
 static int dump_samples;	/* -S: every run's time as an @sample row */
 static const char *only_impls, *only_ops;
 #define MAX_SIZES	8
@@ -606,10 +608,11 @@ static void shuffle(unsigned int *order, unsigned int nm)
  * shuffled every round: what ran just before changes the state a run
  * starts from (caches, the page and slab allocators' lists) by a few per
  * cent, so no member may always follow the same one.  Stops when every
- * member has its MIN_REPS runs and the group used its budget (the per-case
- * budget times @nm), or when every member reached the cap for @size.
+ * member has its MIN_REPS runs and the group used its budget (@budget per
+ * case times @nm), or when every member reached the cap for @size.
  */
-static void run_group(unsigned int nm, size_t size, unsigned int live)
+static void run_group(unsigned int nm, size_t size, unsigned int live,
+		      uint64_t budget)
 {
 	unsigned int cap = max_reps(size), i, busy, short_of_min;
 	unsigned int order[MAX_IMPLS + 1];
@@ -631,7 +634,7 @@ static void run_group(unsigned int nm, size_t size, unsigned int live)
 			if (!m->err && m->n < MIN_REPS)
 				short_of_min++;
 		}
-		if (!busy || (!short_of_min && now_ns() - t0 >= budget_ns * nm))
+		if (!busy || (!short_of_min && now_ns() - t0 >= budget * nm))
 			break;
 	}
 	for (i = 0; i < nm; i++)
@@ -703,7 +706,8 @@ static void run_op(const char *op, op_fn fn)
 		}
 		if (fn == op_alloc_free_warm)
 			wait_quiet();	/* the first runs start quiet too */
-		run_group(nm, sizes[z], 0);
+		run_group(nm, sizes[z], 0,
+			  fn == op_alloc_free_cold ? cold_budget_ns : budget_ns);
 		if (memset_buf)
 			munmap(memset_buf, sizes[z]);
 	}
@@ -757,7 +761,7 @@ static void run_scaling_one(struct impl *im, struct buf *live)
 		}
 		nm = 0;
 		add_member(&nm, im, "scaling", op_alloc_free_plain);
-		run_group(nm, 4 * KiB, have);
+		run_group(nm, 4 * KiB, have, budget_ns);
 		if (why)
 			break;
 	}
@@ -963,6 +967,7 @@ static const char usage[] =
 "usage: ion-bench [-b MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...] [-L N]\n"
 "  -b MS    time budget per case and implementation in ms (default\n"
 "           1000); at least 7 runs each\n"
+"  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
 "  -i LIST  only these implementations (names as in the output)\n"
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
 "           alloc_map_touch, scaling, memset)\n"
@@ -977,10 +982,13 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:i:o:s:L:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:i:o:s:L:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
+			break;
+		case 'c':
+			cold_budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
 			break;
 		case 'i':
 			only_impls = optarg;
@@ -1006,9 +1014,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (uname(&u) == 0)
-		progress("kernel %s %s, %ld cpus, budget %llu ms per case and implementation",
+		progress("kernel %s %s, %ld cpus, budget %llu ms per case and implementation (alloc_free_cold: %llu ms)",
 			 u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
-			 (unsigned long long)(budget_ns / 1000000));
+			 (unsigned long long)(budget_ns / 1000000),
+			 (unsigned long long)(cold_budget_ns / 1000000));
 	find_impls();
 	printf("impl\top\tsize\tlive\tmedian_ns\tp99_ns\truns\n");
 	run_op("alloc_free_cold", op_alloc_free_cold);
