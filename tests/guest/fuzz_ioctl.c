@@ -1154,7 +1154,14 @@ static void op_random_cmd(struct thr *t)
 	check(t, &c, err, ok, NULL);
 	if (err || c.mode != M_OK)
 		return;
-	if (c.fd_kind == K_NODE && _IOC_NR(c.cmd) == 0 && size >= 12) {
+	/*
+	 * A node reports the new fd only through an _IOC_READ command: one
+	 * without it (write only) allocates too, as mainline's does, but
+	 * leaves the fd unknown to us (bytes 8-11 are still our own zero,
+	 * so recording them would take fd 0 for a dma-buf).
+	 */
+	if (c.fd_kind == K_NODE && _IOC_NR(c.cmd) == 0 && size >= 12 &&
+	    (_IOC_DIR(c.cmd) & _IOC_READ)) {
 		int nfd;
 
 		memcpy(&nfd, p + 8, sizeof(nfd));
