@@ -20,8 +20,6 @@
  */
 #include "heap_util.h"
 
-#define KiB	1024UL
-#define MiB	(1024 * KiB)
 
 #define EXTFRAG	"/proc/sys/vm/extfrag_threshold"
 #define PROACTIVE	"/proc/sys/vm/compaction_proactiveness"
@@ -34,19 +32,6 @@ static const struct {
 	{ 1 * MiB, 8, 16 },
 	{ 64 * KiB, 4, 16 },
 };
-
-/* The first line of the file at @path into @buf ("" if unreadable). */
-static void read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, size, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-}
 
 /*
  * Free blocks of @order or above, from /proc/pagetypeinfo, or -1; @desc
@@ -201,7 +186,7 @@ static void one_case(int ion, int tfd, unsigned int c, unsigned int flags,
 
 int main(void)
 {
-	char extfrag[32], proactive[32];
+	char *extfrag = NULL, *proactive = NULL;
 	struct it_heaps hs;
 	unsigned int c, m;
 	int ion, tfd;
@@ -210,12 +195,12 @@ int main(void)
 	tfd = ht_test_open();
 	if (!tap_ok(tfd >= 0, "open " HT_TEST_DEV " (%d)", tfd))
 		return tap_exit();
-	read_line(EXTFRAG, extfrag, sizeof(extfrag));
-	read_line(PROACTIVE, proactive, sizeof(proactive));
-	if (!tap_ok(!ht_write_str(EXTFRAG, "1000\n", 0),
+	it_read_file(EXTFRAG, &extfrag);
+	it_read_file(PROACTIVE, &proactive);
+	if (!tap_ok(extfrag && !ht_write_str(EXTFRAG, "1000\n", 0),
 		    "no direct compaction for the test (" EXTFRAG " 1000)"))
 		return tap_exit();
-	if (proactive[0])
+	if (proactive)
 		ht_write_str(PROACTIVE, "0\n", 0);
 	if (ht_drop_pools())
 		tap_diag("the pools may not be empty");
@@ -226,8 +211,10 @@ int main(void)
 				 ht_cache_modes[m].name);
 
 	ht_write_str(EXTFRAG, extfrag, 0);
-	if (proactive[0])
+	if (proactive)
 		ht_write_str(PROACTIVE, proactive, 0);
+	free(extfrag);
+	free(proactive);
 	close(tfd);
 	close(ion);
 	return tap_exit();

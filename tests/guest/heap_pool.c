@@ -38,8 +38,6 @@
 
 #include "heap_util.h"
 
-#define KiB		1024UL
-#define MiB		(1024 * KiB)
 #define HEAP_FILE	HT_SYSTEM_HEAP_FILE
 #define CAP_PARAM	"/sys/module/ion/parameters/pool_max_mb"
 

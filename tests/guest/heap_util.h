@@ -17,6 +17,9 @@
 
 #define HT_TEST_DEV	"/dev/ion_test"
 
+#define KiB	1024UL
+#define MiB	(1024 * KiB)
+
 /* Cache variants every per-heap case runs in. */
 static const struct {
 	const char *name;
