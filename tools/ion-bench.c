@@ -964,7 +964,8 @@ static size_t parse_size(const char *s)
 }
 
 static const char usage[] =
-"usage: ion-bench [-b MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...] [-L N]\n"
+"usage: ion-bench [-b MS] [-c MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...]\n"
+"                 [-L N] [-S]\n"
 "  -b MS    time budget per case and implementation in ms (default\n"
 "           1000); at least 7 runs each\n"
 "  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
