@@ -14,6 +14,9 @@
 #   IOMMU_TESTS    pattern of tests that 'check' runs a second time in a guest
 #                  booted with -device intel-iommu and intel_iommu=on
 #                  (default: tests named *dma* or *edu*); empty: no second boot
+#   SWIOTLB_TESTS  pattern of tests that 'check' runs once more in a guest
+#                  booted with swiotlb=force, edu given a 32-bit DMA mask
+#                  (default: tests named *edu*); empty: no such boot
 #   RIG_IOMMU=1    boot the (first) guest with the IOMMU as well
 #   RIG_EDU=0      leave out QEMU's edu PCI device (present by default)
 #   RIG_TIMEOUT    hard limit for one guest boot, seconds (default 900)
@@ -50,11 +53,14 @@ fi
 timeout_s=${RIG_TIMEOUT:-900}
 mem=${RIG_MEM:-2G}
 iommu_tests=${IOMMU_TESTS-'dma|edu'}
+swiotlb_tests=${SWIOTLB_TESTS-edu}
 
 append_base="console=ttyS0,115200 reserve_mem=64M:2M:ion_carveout panic=-1 loglevel=7"
 [ "$ARCH" != arm64 ] || append_base=${append_base/ttyS0,115200/ttyAMA0}
 
-# boot <mode> <iommu 0|1> <tag>: one guest; logs in $BUILD/guest-<tag>.*
+# boot <mode> <iommu 0|1|swiotlb> <tag>: one guest; logs in
+# $BUILD/guest-<tag>.*.  swiotlb: no IOMMU, every streaming DMA mapping
+# bounced (swiotlb=force), edu with a mask that reaches all of RAM.
 boot() {
 	local gmode=$1 iommu=$2 tag=$3 initrd append args=()
 	initrd=$BUILD/guest/initramfs-$tag.cpio.gz
@@ -70,12 +76,19 @@ boot() {
 		args+=(-device intel-iommu)
 		append+=" intel_iommu=on iommu=nopt intremap=off"
 	fi
+	# x86: edu's default 28 bits miss swiotlb's buffer at the top of the
+	# low 4 GiB; busybox modprobe takes ion_test.* options from here.
+	[ "$iommu" != swiotlb ] || append+=" swiotlb=force"
+	[ "$iommu" != swiotlb ] || [ "$ARCH" = arm64 ] ||
+		append+=" ion_test.edu_dma_bits=32"
 	# edu's DMA addresses are 28 bits by default: on virt RAM starts at
 	# 1 GiB, so without the SMMU it needs a wider mask to reach any.
 	if [ "${RIG_EDU:-1}" = 0 ]; then
 		:
 	elif [ "$ARCH" = arm64 ]; then
 		args+=(-device edu,dma_mask=0xffffffffff)
+	elif [ "$iommu" = swiotlb ]; then
+		args+=(-device edu,dma_mask=0xffffffff)
 	else
 		args+=(-device edu)
 	fi
@@ -157,6 +170,13 @@ check() {
 		grep -qE -- "${TESTS:-.}"; then
 		TESTS_ALSO="$iommu_tests" boot check 1 iommu
 		report iommu "iommu/"
+	fi
+	if [ "$gmode" = check ] && [ -n "$swiotlb_tests" ] &&
+	   [ "${RIG_IOMMU:-0}" = 0 ] &&
+	   ls "$BUILD/guest/tests" 2>/dev/null | grep -E -- "$swiotlb_tests" |
+		grep -qE -- "${TESTS:-.}"; then
+		TESTS_ALSO="$swiotlb_tests" boot check swiotlb swiotlb
+		report swiotlb "swiotlb/"
 	fi
 	echo "1..$((next - 1))"
 	[ "$skipped" = 0 ] || echo "# $skipped of the passed tests were skipped (reasons above)"

@@ -25,22 +25,24 @@
  * addresses, with the chunks split into segments the device takes (its
  * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
- * attached device.  Uncached buffers (no ION_FLAG_CACHED) hold no dirty CPU
- * cache lines, so their mappings skip CPU syncs (DMA_ATTR_SKIP_CPU_SYNC)
- * and CPU access needs no maintenance.  Cached buffers are mapped with
- * DMA_ATTR_SKIP_CPU_SYNC too, followed by an explicit
- * dma_sync_sgtable_for_device() (and unmapped after a
- * dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb bouncing
- * as a plain map and unmap, but the DMA API (CONFIG_DMA_API_DEBUG) then
+ * attached device.  Every mapping is made with DMA_ATTR_SKIP_CPU_SYNC,
+ * followed by an explicit dma_sync_sgtable_for_device() (and unmapped
+ * after a dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb
+ * bouncing as a plain map and unmap, but the DMA API (CONFIG_DMA_API_DEBUG) then
  * knows that ion does the syncing of memory other mappings overlap - the
  * DMA heap's own device holds a DMA-API allocation of every buffer it
  * gives out, and one buffer may be mapped by several importers at once;
  * without the attribute each such mapping is a "cacheline tracking EEXIST,
- * overlapping mappings aren't supported" report.  For cached buffers,
- * begin_cpu_access and end_cpu_access (DMA_BUF_IOCTL_SYNC, ION_IOC_SYNC)
- * sync every mapped attachment in the direction it was mapped with, plus
- * the kernel mapping if there is one; the heap's own begin/end_cpu_access
- * run after that for every buffer.
+ * overlapping mappings aren't supported" report.  Uncached buffers (no
+ * ION_FLAG_CACHED) are synced too: they hold no dirty CPU cache line, but
+ * a mapping that swiotlb bounces (a device that cannot reach the pages,
+ * swiotlb=force, a confidential guest) has its data copied to and from
+ * the bounce buffer only by these syncs; where there is neither bouncing
+ * nor maintenance to do (a coherent device: dma_skip_sync) they cost
+ * nothing.  begin_cpu_access and end_cpu_access (DMA_BUF_IOCTL_SYNC,
+ * ION_IOC_SYNC) sync every mapped attachment in the direction it was
+ * mapped with, and for cached buffers the kernel mapping if there is one;
+ * the heap's own begin/end_cpu_access run after that for every buffer.
  *
  * User mappings are write-combined for uncached buffers.  Without a heap
  * map_user op the pages of the sg table are remapped chunk by chunk,
@@ -181,7 +183,7 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 	kfree(a);
 }
 
-/* Every mapping skips the CPU sync; cached ones are synced by hand (DOC). */
+/* Every mapping skips the CPU sync and is synced by hand (DOC). */
 static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 				       enum dma_data_direction dir)
 {
@@ -192,8 +194,7 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
-	if (ion_buffer_cached(buffer))
-		dma_sync_sgtable_for_device(a->dev, &a->table, dir);
+	dma_sync_sgtable_for_device(a->dev, &a->table, dir);
 	mutex_lock(&buffer->lock);
 	a->mapped = true;
 	a->dir = dir;
@@ -210,9 +211,41 @@ static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 	mutex_lock(&buffer->lock);
 	a->mapped = false;
 	mutex_unlock(&buffer->lock);
-	if (ion_buffer_cached(buffer))
-		dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
+	dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
 	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+}
+
+/*
+ * CPU access begins (@for_cpu) or ends: sync every mapped attachment in
+ * the direction it was mapped with, and a cached buffer's kernel mapping.
+ * An uncached buffer that no device has attached has nothing to sync.
+ */
+static void ion_dmabuf_sync_cpu_access(struct ion_core_buffer *buffer,
+				       bool for_cpu)
+{
+	bool cached = ion_buffer_cached(buffer);
+	struct ion_attachment *a;
+
+	if (!cached && !READ_ONCE(buffer->attach_count))
+		return;
+	mutex_lock(&buffer->lock);
+	if (cached && buffer->kmap_count) {
+		if (for_cpu)
+			invalidate_kernel_vmap_range(buffer->vaddr,
+						     buffer->base.size);
+		else
+			flush_kernel_vmap_range(buffer->vaddr,
+						buffer->base.size);
+	}
+	list_for_each_entry(a, &buffer->attachments, node) {
+		if (!a->mapped)
+			continue;
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(a->dev, &a->table, a->dir);
+		else
+			dma_sync_sgtable_for_device(a->dev, &a->table, a->dir);
+	}
+	mutex_unlock(&buffer->lock);
 }
 
 static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
@@ -220,20 +253,8 @@ static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
-	struct ion_attachment *a;
 
-	if (ion_buffer_cached(buffer)) {
-		mutex_lock(&buffer->lock);
-		if (buffer->kmap_count)
-			invalidate_kernel_vmap_range(buffer->vaddr,
-						     buffer->base.size);
-		list_for_each_entry(a, &buffer->attachments, node) {
-			if (a->mapped)
-				dma_sync_sgtable_for_cpu(a->dev, &a->table,
-							 a->dir);
-		}
-		mutex_unlock(&buffer->lock);
-	}
+	ion_dmabuf_sync_cpu_access(buffer, true);
 	if (heap->ops->begin_cpu_access)
 		return heap->ops->begin_cpu_access(heap, &buffer->base, dir);
 	return 0;
@@ -244,20 +265,8 @@ static int ion_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
-	struct ion_attachment *a;
 
-	if (ion_buffer_cached(buffer)) {
-		mutex_lock(&buffer->lock);
-		if (buffer->kmap_count)
-			flush_kernel_vmap_range(buffer->vaddr,
-						buffer->base.size);
-		list_for_each_entry(a, &buffer->attachments, node) {
-			if (a->mapped)
-				dma_sync_sgtable_for_device(a->dev, &a->table,
-							    a->dir);
-		}
-		mutex_unlock(&buffer->lock);
-	}
+	ion_dmabuf_sync_cpu_access(buffer, false);
 	if (heap->ops->end_cpu_access)
 		return heap->ops->end_cpu_access(heap, &buffer->base, dir);
 	return 0;

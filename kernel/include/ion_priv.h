@@ -137,7 +137,8 @@ extern struct ion_device ion_dev;
  * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr
  *		  and the lazy setup of @base.sg_table through map_dma
  * @attachments:  &struct ion_attachment of every attached device
- * @attach_count: entries in @attachments (read locklessly by debugfs)
+ * @attach_count: entries in @attachments (read locklessly by debugfs and
+ *		  by the CPU access of an uncached buffer)
  * @kmap_count:	  users of the kernel mapping @vaddr
  * @vaddr:	  the kernel mapping, while @kmap_count > 0
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma

@@ -14,6 +14,13 @@
  * boots an identity-mapped IOMMU).  The CPU's side of every round trip is
  * bracketed by DMA_BUF_IOCTL_SYNC, as for any device.
  *
+ * The rig runs this test once more in a guest booted with swiotlb=force
+ * (scripts/guest-run.sh, edu given a 32-bit mask that reaches all RAM):
+ * every mapping for edu is then bounced, so the round trips check that
+ * ion's map, unmap and CPU-access syncs copy the data to and from the
+ * bounce buffers, for uncached buffers as well, and swiotlb's high-water
+ * mark shows that the bouncing happened.
+ *
  * arm64: QEMU's virt describes edu (like every PCI device) dma-coherent,
  * so the round trips run a second time with ion_test's edu_noncoherent=1,
  * which puts edu on the kernel's non-coherent DMA path.  Besides the data
@@ -36,6 +43,9 @@
 
 /* Watch the cache maintenance of the round trips (non-coherent edu). */
 static int nc_watch;
+
+/* Booted with swiotlb=force: every streaming mapping is bounced. */
+static int bounced;
 
 #define LEN	(64 * 1024)
 #define SRC_OFF	8192
@@ -165,10 +175,17 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		 info->iommu ? "IOVAs" : "physical");
 	tap_ok(!ret && bad < 0, "%s %s %s: edu round trip", kh->name, cname,
 	       ht_mode_name(mode));
-	/* Client mode knows the pages: direct DMA uses their addresses. */
-	if (!info->iommu && mode == ION_TEST_MODE_CLIENT)
+	/*
+	 * Client mode knows the pages: direct DMA uses their addresses, or
+	 * with swiotlb=force those of the bounce buffers.
+	 */
+	if (!info->iommu && mode == ION_TEST_MODE_CLIENT && !bounced)
 		tap_ok(si.dma_addr == si.cpu_phys && di.dma_addr == di.cpu_phys,
 		       "%s %s %s: direct DMA addresses are the physical ones",
+		       kh->name, cname, ht_mode_name(mode));
+	else if (!info->iommu && mode == ION_TEST_MODE_CLIENT)
+		tap_ok(si.dma_addr != si.cpu_phys && di.dma_addr != di.cpu_phys,
+		       "%s %s %s: swiotlb=force: the DMA addresses are bounce buffers",
 		       kh->name, cname, ht_mode_name(mode));
 	if (watch) {
 		/*
@@ -376,12 +393,39 @@ restore:
 }
 #endif
 
+
+/*
+ * In the rig's swiotlb boot (swiotlb=force) every one of edu's mappings
+ * was bounced, so the round trips above passed only if ion's map, unmap
+ * and CPU-access syncs copied the data in and out of the bounce buffers,
+ * uncached buffers included.  Show that the bouncing really happened.
+ */
+static void swiotlb_case(void)
+{
+	const char *name = "swiotlb=force: edu's transfers went through bounce buffers";
+	char *hiwater = NULL;
+
+	if (!bounced) {
+		tap_skip(name, "not booted with swiotlb=force");
+	} else if (it_read_file("/sys/kernel/debug/swiotlb/io_tlb_used_hiwater",
+				&hiwater) < 0) {
+		tap_ok(0, "%s (io_tlb_used_hiwater unreadable)", name);
+	} else {
+		if (!tap_ok(strtoul(hiwater, NULL, 10) > 0, "%s", name))
+			tap_diag("io_tlb_used_hiwater: %s", hiwater);
+	}
+	free(hiwater);
+}
 int main(void)
 {
 	struct ion_test_info info;
 	struct it_heaps hs;
+	char *cmdline = NULL;
 	int ion, tfd;
 
+	it_read_file("/proc/cmdline", &cmdline);
+	bounced = cmdline && strstr(cmdline, "swiotlb=force");
+	free(cmdline);
 	ion = it_setup(&hs);
 	tfd = ht_test_open();
 	if (tfd < 0 || ht_test_info(tfd, &info)) {
@@ -393,9 +437,15 @@ int main(void)
 	else
 		tap_skip("edu's DMA path", "no edu device");
 	all_round_trips(ion, tfd, &info, &hs, "", 1);
+	if (info.has_edu)
+		swiotlb_case();
 #ifdef __aarch64__
-	/* QEMU's virt offers no non-coherent DMA device: make edu one. */
-	if (info.has_edu && info.coherent)
+	/*
+	 * QEMU's virt offers no non-coherent DMA device: make edu one.  Not
+	 * when bounced: the maintenance the kprobes watch for on the
+	 * buffers' pages is then done on the bounce buffers.
+	 */
+	if (info.has_edu && info.coherent && !bounced)
 		noncoherent_pass(ion, &tfd, &hs);
 #endif
 	close(tfd);

@@ -6,7 +6,7 @@
  * 0x40000 and one DMA channel: source (0x80), destination (0x88), count
  * (0x90) and command (0x98; bit 0 starts and reads 1 while running, bit 1
  * selects device to RAM, bit 2 asks for an interrupt).  It masks RAM
- * addresses with its DMA mask (EDU_DMA_BITS) rather than failing, so the
+ * addresses with its DMA mask (edu_dma_bits) rather than failing, so the
  * driver never hands it an address beyond that mask, and it stops the
  * whole VM on a device range it dislikes (QEMU 7.2 also refuses a range
  * ending at the buffer's last byte), so the device range is checked here
@@ -52,6 +52,12 @@
 #define EDU_DMA_BITS		28
 #endif
 #define EDU_TIMEOUT_MS		5000
+
+/* What the rig gave edu as dma_mask, when not the default (swiotlb boot). */
+static unsigned int edu_dma_bits = EDU_DMA_BITS;
+module_param(edu_dma_bits, uint, 0444);
+MODULE_PARM_DESC(edu_dma_bits,
+		 "edu's DMA mask in bits, as QEMU's dma_mask property (24-64)");
 
 /**
  * struct ion_test_edu - the bound edu device (at most one)
@@ -148,7 +154,7 @@ int ion_test_edu_iommu_group(void)
  */
 unsigned int ion_test_edu_dma_bits(void)
 {
-	return EDU_DMA_BITS;
+	return edu_dma_bits;
 }
 
 static int ion_test_edu_wait(struct ion_test_edu *edu)
@@ -184,7 +190,7 @@ int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram)
 		return -ENODEV;
 	if (!len || dev_off > ION_TEST_MAX_XFER ||
 	    len > ION_TEST_MAX_XFER - dev_off ||
-	    ram + len - 1 > DMA_BIT_MASK(EDU_DMA_BITS) || ram + len < ram)
+	    ram + len - 1 > DMA_BIT_MASK(edu_dma_bits) || ram + len < ram)
 		return -ERANGE;
 
 	mutex_lock(&edu->lock);
@@ -227,6 +233,8 @@ static int ion_test_edu_probe(struct pci_dev *pdev,
 	edu->regs = pcim_iomap_region(pdev, 0, "ion_test");
 	if (IS_ERR(edu->regs))
 		return PTR_ERR(edu->regs);
+	if (edu_dma_bits < 24 || edu_dma_bits > 64)
+		return -EINVAL;
 	ident = readl(edu->regs + EDU_REG_IDENT);
 	if ((ident & EDU_IDENT_MASK) != EDU_IDENT) {
 		dev_err(&pdev->dev, "not an edu device (ident %#x)\n", ident);
@@ -241,7 +249,7 @@ static int ion_test_edu_probe(struct pci_dev *pdev,
 		pdev->dev.dma_coherent = false;
 #endif
 	ret = dma_set_mask_and_coherent(&pdev->dev,
-					DMA_BIT_MASK(EDU_DMA_BITS));
+					DMA_BIT_MASK(edu_dma_bits));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
@@ -251,7 +259,7 @@ static int ion_test_edu_probe(struct pci_dev *pdev,
 	pci_set_drvdata(pdev, edu);
 	ion_test_edu = edu;
 	dev_info(&pdev->dev, "edu %u.%u bound, %u-bit DMA, %s, %s\n",
-		 ident >> 24, (ident >> 16) & 0xff, EDU_DMA_BITS,
+		 ident >> 24, (ident >> 16) & 0xff, edu_dma_bits,
 		 edu->iommu ? "through an IOMMU" : "direct",
 		 dev_is_dma_coherent(&pdev->dev) ? "coherent" : "non-coherent");
 	return 0;
