@@ -5,6 +5,8 @@
  */
 #include <linux/debugfs.h>
 #include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -161,48 +163,57 @@ EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
 /**
  * ion_heap_query() - ION_IOC_HEAP_QUERY: describe the heaps
  * @dev: the device
- * @out: user array to fill, or NULL (with *@cnt 0) to ask for the number
- *	 of heaps
+ * @out: user array to fill, or NULL to ask for the number of heaps
  * @cnt: in: entries in @out; out: entries filled, or the number of heaps
- *	 when @out is NULL
+ *	 when @out is NULL (whatever *@cnt was, as 4.12+ ion answered
+ *	 libion's ion_query_get_heaps(fd, cnt, NULL))
  *
- * Heaps are listed in priority order.
+ * Heaps are listed in priority order.  The entries are gathered under
+ * the heap lock and copied out after it is dropped: a user array whose
+ * page faults stall must not hold up heap registration, and with it
+ * every allocation.
  *
  * Context: Process context; sleeps.
- * Return: 0, -EINVAL for a count with no array, or -EFAULT.
+ * Return: 0, -ENOMEM, or -EFAULT.
  */
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt)
 {
+	struct ion_heap_data *data;
 	struct ion_heap *heap;
-	u32 n = 0;
+	u32 n = 0, max;
 	int ret = 0;
 
-	if (!out && *cnt)
-		return -EINVAL;
-	percpu_down_read(&dev->heap_lock);
 	if (!out) {
+		percpu_down_read(&dev->heap_lock);
 		*cnt = dev->heap_count;
-		goto out_unlock;
+		percpu_up_read(&dev->heap_lock);
+		return 0;
 	}
+	/* Heap ids are unique and below ION_NUM_HEAP_IDS. */
+	max = min_t(u32, *cnt, ION_NUM_HEAP_IDS);
+	if (!max) {
+		*cnt = 0;
+		return 0;
+	}
+	data = kcalloc(max, sizeof(*data), GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	percpu_down_read(&dev->heap_lock);
 	list_for_each_entry(heap, &dev->heaps, node) {
-		struct ion_heap_data data = {
-			.type = heap->type,
-			.heap_id = heap->id,
-		};
-
-		if (n == *cnt)
+		if (n == max)
 			break;
-		strscpy(data.name, heap->name, sizeof(data.name));
-		if (copy_to_user(&out[n], &data, sizeof(data))) {
-			ret = -EFAULT;
-			goto out_unlock;
-		}
+		strscpy(data[n].name, heap->name, sizeof(data[n].name));
+		data[n].type = heap->type;
+		data[n].heap_id = heap->id;
 		n++;
 	}
-	*cnt = n;
-out_unlock:
 	percpu_up_read(&dev->heap_lock);
+	if (copy_to_user(out, data, array_size(n, sizeof(*data))))
+		ret = -EFAULT;
+	else
+		*cnt = n;
+	kfree(data);
 	return ret;
 }
 

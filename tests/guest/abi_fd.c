@@ -65,6 +65,14 @@ static void query_cases(int ion, const struct it_heaps *hs)
 		       name);
 	}
 
+	/* No array: the count, whatever cnt says (libion passes its cnt). */
+	memset(&q, 0, sizeof(q));
+	q.cnt = 7;
+	ret = it_ioctl(ion, ION_IOC_HEAP_QUERY, &q);
+	if (!tap_ok(!ret && q.cnt == hs->cnt,
+		    "HEAP_QUERY with cnt 7 and heaps 0 counts heaps"))
+		tap_diag("HEAP_QUERY: %s, cnt %u", strerror(-ret), q.cnt);
+
 	/* A short array: only cnt entries are written. */
 	memset(one, 0x5a, sizeof(one));
 	memset(&q, 0, sizeof(q));

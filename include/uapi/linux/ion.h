@@ -182,8 +182,8 @@ struct ion_heap_data {
 
 /**
  * struct ion_heap_query - ION_IOC_HEAP_QUERY argument
- * @cnt:       in: entries in @heaps; out: entries filled (or, when @cnt and
- *	       @heaps are both 0, the number of heaps)
+ * @cnt:       in: entries in @heaps; out: entries filled (or, when @heaps
+ *	       is 0, the number of heaps, whatever @cnt was)
  * @reserved0: must be 0
  * @heaps:     in: user pointer to an array of struct ion_heap_data
  * @reserved1: must be 0
@@ -265,7 +265,8 @@ struct ion_heap_query {
 /*
  * ION_IOC_HEAP_QUERY - list the heaps in allocation priority order
  * (highest heap id first).
- *   -EINVAL  a reserved field is not 0, or cnt != 0 with heaps == 0
+ *   -EINVAL  a reserved field is not 0
+ *   -EFAULT  the heaps array cannot be written
  */
 #define ION_IOC_HEAP_QUERY	_IOWR(ION_IOC_MAGIC, 8, struct ion_heap_query)
 
