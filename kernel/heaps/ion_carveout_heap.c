@@ -105,7 +105,7 @@ int ion_carveout_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 
 	if (align > co->size || align > INT_MAX)
 		return -EINVAL;
-	if (len > co->size)
+	if (len > co->size || len > ION_CHUNK_MAX)	/* one sg entry */
 		return -ENOMEM;
 	addr = ion_carveout_get(co, len, align);
 	if (!addr)

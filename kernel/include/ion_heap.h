@@ -11,6 +11,7 @@
 #define _ION_HEAP_H
 
 #include <linux/dma-direction.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/scatterlist.h>
@@ -57,11 +58,14 @@ struct ion_buffer {
 	struct scatterlist one_sg;
 };
 
+/* The longest chunk one sg entry describes (its length is an unsigned int). */
+#define ION_CHUNK_MAX	(UINT_MAX & PAGE_MASK)
+
 /**
  * ion_buffer_one_chunk() - describe a buffer of one chunk, with no allocation
  * @buffer: the buffer being allocated
  * @page:   the chunk's first page
- * @len:    the chunk's length in bytes
+ * @len:    the chunk's length in bytes, at most ION_CHUNK_MAX
  *
  * Sets @buffer->sg_table to a one-entry table that lives in @buffer
  * itself, so that a heap whose buffer is a single chunk allocates and
