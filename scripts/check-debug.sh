@@ -12,8 +12,8 @@
 # Environment: BUILD (build directory, default build; the debug modules go
 # to $BUILD/debug), TESTS (as for make check), ION_FUZZ_ITERATIONS (the
 # fuzzer's calls, default 600000), RIG_TIMEOUT / RIG_TEST_TIMEOUT (7200 s
-# / 1800 s: KASAN under TCG is slow), IOMMU_TESTS (default empty: no
-# second, IOMMU boot).
+# / 1800 s: KASAN under TCG is slow), IOMMU_TESTS and SWIOTLB_TESTS
+# (default empty: no IOMMU or swiotlb boot).
 set -euo pipefail
 
 # The whole script is one function, read before any of it runs: editing
@@ -100,8 +100,10 @@ ION_FUZZ_ITERATIONS=$fuzz_iter"
 	# wild-memory-access" in handle_edge_irq (seen at 0.018 s, now and then,
 	# under TCG with -cpu max).  QEMU uses the last -cpu.
 	export QEMU_EXTRA="-cpu max,la57=off${QEMU_EXTRA:+ $QEMU_EXTRA}"
-	# No IOMMU second boot unless asked for: one debug boot is slow enough.
+	# No IOMMU or swiotlb boot unless asked for: one debug boot is slow
+	# enough.
 	export IOMMU_TESTS=${IOMMU_TESTS-}
+	export SWIOTLB_TESTS=${SWIOTLB_TESTS-}
 	start=$(date +%s)
 	rc=0
 	"$top/scripts/guest-run.sh" check || rc=$?
