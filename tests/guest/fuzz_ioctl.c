@@ -894,7 +894,7 @@ static void op_heap_query(struct thr *t)
 	c.a[3] = q.reserved1;
 	c.a[4] = q.reserved2;
 	c.na = 5;
-	if (reserved || (!q.heaps && q.cnt))
+	if (reserved)
 		ok = E(EINVAL);
 	else if (!q.heaps || !q.cnt || amode <= 4)
 		ok = OK;
