@@ -282,7 +282,17 @@ void ion_carveout_heap_exit(void)
 	struct ion_carveout *co = ion_carveout;
 
 	ion_device_remove_heap(&co->heap);
-	gen_pool_destroy(co->pool);
+	/*
+	 * A range left write-combined (see ion_carveout_free()) stays
+	 * allocated, and gen_pool_destroy() BUG()s on allocated bits: then
+	 * the pool is kept, with the leak.
+	 */
+	if (gen_pool_avail(co->pool) == gen_pool_size(co->pool))
+		gen_pool_destroy(co->pool);
+	else
+		pr_warn("ion: %s: %zu bytes leaked write-combined, keeping the pool\n",
+			co->heap.name,
+			gen_pool_size(co->pool) - gen_pool_avail(co->pool));
 	kfree(co);
 	ion_carveout = NULL;
 }
