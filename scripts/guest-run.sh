@@ -75,12 +75,13 @@ boot() {
 	elif [ "$iommu" = 1 ]; then
 		args+=(-device intel-iommu)
 		append+=" intel_iommu=on iommu=nopt intremap=off"
+	elif [ "$iommu" = swiotlb ]; then
+		append+=" swiotlb=force"
+		# x86: edu's default 28 bits miss swiotlb's buffer at the top
+		# of the low 4 GiB (busybox modprobe takes ion_test.* options
+		# from the command line); edu gets 32 below.
+		[ "$ARCH" = arm64 ] || append+=" ion_test.edu_dma_bits=32"
 	fi
-	# x86: edu's default 28 bits miss swiotlb's buffer at the top of the
-	# low 4 GiB; busybox modprobe takes ion_test.* options from here.
-	[ "$iommu" != swiotlb ] || append+=" swiotlb=force"
-	[ "$iommu" != swiotlb ] || [ "$ARCH" = arm64 ] ||
-		append+=" ion_test.edu_dma_bits=32"
 	# edu's DMA addresses are 28 bits by default: on virt RAM starts at
 	# 1 GiB, so without the SMMU it needs a wider mask to reach any.
 	if [ "${RIG_EDU:-1}" = 0 ]; then
@@ -158,25 +159,28 @@ report() {
 	} >> "$BUILD/guest.log"
 }
 
+# again <pattern> <iommu 1|swiotlb> <tag>: after the main boot of 'check',
+# one more guest for the tests matching <pattern> (and TESTS), if any;
+# their results are reported as <tag>/<test>.
+again() {
+	local pattern=$1 iommu=$2 tag=$3
+
+	[ -n "$pattern" ] && [ "${RIG_IOMMU:-0}" = 0 ] &&
+		ls "$BUILD/guest/tests" 2>/dev/null | grep -E -- "$pattern" |
+		grep -qE -- "${TESTS:-.}" || return 0
+	TESTS_ALSO="$pattern" boot check "$iommu" "$tag"
+	report "$tag" "$tag/"
+}
+
 check() {
 	local gmode=$1
 	: > "$BUILD/guest.log"
 	echo "TAP version 13"
 	boot "$gmode" "${RIG_IOMMU:-0}" main
 	report main ""
-	if [ "$gmode" = check ] && [ -n "$iommu_tests" ] &&
-	   [ "${RIG_IOMMU:-0}" = 0 ] &&
-	   ls "$BUILD/guest/tests" 2>/dev/null | grep -E -- "$iommu_tests" |
-		grep -qE -- "${TESTS:-.}"; then
-		TESTS_ALSO="$iommu_tests" boot check 1 iommu
-		report iommu "iommu/"
-	fi
-	if [ "$gmode" = check ] && [ -n "$swiotlb_tests" ] &&
-	   [ "${RIG_IOMMU:-0}" = 0 ] &&
-	   ls "$BUILD/guest/tests" 2>/dev/null | grep -E -- "$swiotlb_tests" |
-		grep -qE -- "${TESTS:-.}"; then
-		TESTS_ALSO="$swiotlb_tests" boot check swiotlb swiotlb
-		report swiotlb "swiotlb/"
+	if [ "$gmode" = check ]; then
+		again "$iommu_tests" 1 iommu
+		again "$swiotlb_tests" swiotlb swiotlb
 	fi
 	echo "1..$((next - 1))"
 	[ "$skipped" = 0 ] || echo "# $skipped of the passed tests were skipped (reasons above)"
