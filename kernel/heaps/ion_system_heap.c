@@ -23,9 +23,11 @@
  * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
- * back to them with the chunks.  The pools zero freed chunks on their worker thread (or
- * give them back to the buddy allocator: when full, or for an isolated
- * free of a small cached buffer).
+ * back to them with the chunks.  When the pools cannot cover a large
+ * buffer, idle CPUs help fill it (ion_parallel.c): the zeroing of its
+ * fresh chunks, most of the cost, is shared out.  The pools zero freed
+ * chunks on their worker thread (or give them back to the buddy
+ * allocator: when full, or for an isolated free of a small cached buffer).
  *
  * User mappings need nothing here: the core remaps each chunk with one
  * remap_pfn_range(), so touching a mapped buffer takes no page faults.
@@ -45,6 +47,7 @@
 #include "ion_cache.h"
 #include "ion_heaps.h"
 #include "ion_page_pool.h"
+#include "ion_parallel.h"
 
 /* Chunk orders tried, largest first. */
 static const unsigned int ion_system_orders[] = { 8, 4, 0 };
@@ -57,19 +60,24 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 };
 /* The system heap's pools; set at init, before the heap is registered. */
 static struct ion_page_pools *ion_system_pools;
 
-/* A chunk of @order: from its pool (*@pooled set) or the buddy allocator. */
+/*
+ * A chunk of @order: from its pool (*@pooled set) or the buddy allocator,
+ * by the caller's memory policy, or near node @nid unless NUMA_NO_NODE.
+ */
 static __ion_fastpath struct page *ion_system_get_chunk(unsigned int order,
 							bool big, bool cached,
-							bool *pooled)
+							int nid, bool *pooled)
 {
 	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
 	struct page *page;
 
 	page = ion_page_pools_get(ion_system_pools, order, cached);
 	*pooled = !!page;
-	if (!page)
-		page = alloc_pages(gfp, order);
-	return page;
+	if (page)
+		return page;
+	if (nid == NUMA_NO_NODE)
+		return alloc_pages(gfp, order);
+	return alloc_pages_node(nid, gfp, order);
 }
 
 /* Undo ion_system_get_chunk() for a chunk nobody used. */
@@ -89,7 +97,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  */
 static __ion_fastpath struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
-		      bool cached, bool *pooled)
+		      bool cached, int nid, bool *pooled)
 {
 	struct page *page;
 	unsigned int i;
@@ -99,7 +107,7 @@ ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 
 		if (remaining < (PAGE_SIZE << order))
 			continue;
-		page = ion_system_get_chunk(order, big, cached, pooled);
+		page = ion_system_get_chunk(order, big, cached, nid, pooled);
 		if (page) {
 			set_page_private(page, order);
 			return page;
@@ -208,7 +216,7 @@ static __ion_fastpath int ion_system_allocate_one(struct ion_buffer *buffer,
 	bool pooled;
 	int ret;
 
-	page = ion_system_get_chunk(order, big, cached, &pooled);
+	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &pooled);
 	if (!page)
 		return -ENOMEM;
 	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
@@ -219,9 +227,6 @@ static __ion_fastpath int ion_system_allocate_one(struct ion_buffer *buffer,
 		ion_system_put_table(buffer, 1, cached);
 	return ret;
 }
-
-/* Index of the lists of ion_system_allocate(): fresh chunks come first. */
-enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
 
 /*
  * A buffer may not take the memory the rest of the system needs to run
@@ -253,19 +258,156 @@ static __ion_fastpath bool ion_system_fits(unsigned long len)
 	return need <= si_mem_available();
 }
 
+/* Index of a part's lists: fresh chunks come first in the table. */
+enum { ION_SYSTEM_FRESH, ION_SYSTEM_POOLED, ION_SYSTEM_LISTS };
+
+/* The chunks one participant of a fill took, fresh and pooled apart. */
+struct ion_system_part {
+	struct list_head chunks[ION_SYSTEM_LISTS];
+	unsigned int n[ION_SYSTEM_LISTS];
+};
+
+/*
+ * A buffer of more than one chunk, filled by the caller and maybe helpers
+ * (ion_parallel.c) in pieces of the largest chunk: each piece is cut into
+ * chunks as the whole buffer would be, so the chunks are the same, only
+ * their order in the table may differ.  @nid: the caller's node, for
+ * helpers (NUMA_NO_NODE with none: the caller's policy); @first: the
+ * first order worth trying.
+ */
+struct ion_system_fill {
+	struct ion_parallel par;
+	bool big, cached;
+	int nid;
+	unsigned int first;
+	struct ion_system_part part[ION_PARALLEL_MAX_HELPERS + 1];
+};
+
+#define ION_SYSTEM_PIECE	(PAGE_SIZE << ion_system_orders[0])
+
+/* Bytes of fresh memory the helpers zeroed, and buffers they helped fill. */
+static atomic_long_t ion_system_helper_bytes;
+static atomic_long_t ion_system_parallel_fills;
+
+/* An ion_parallel_fn: chunks for the pieces it claims, into its part. */
+static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
+{
+	struct ion_system_fill *fill =
+		container_of(par, struct ion_system_fill, par);
+	struct ion_system_part *part = &fill->part[who];
+	unsigned int first = fill->first;
+	unsigned long len, fresh = 0;
+	struct page *page;
+	bool pooled;
+
+	while (ion_parallel_claim(par, &len)) {
+		while (len) {
+			if (ion_parallel_stopped(par))
+				goto out;
+			page = ion_system_next_chunk(len, &first, fill->big,
+						     fill->cached, fill->nid,
+						     &pooled);
+			if (!page) {
+				ion_parallel_stop(par, -ENOMEM);
+				goto out;
+			}
+			list_add_tail(&page->lru, &part->chunks[pooled]);
+			part->n[pooled]++;
+			len -= PAGE_SIZE << page_private(page);
+			if (!pooled)
+				fresh += PAGE_SIZE << page_private(page);
+		}
+	}
+out:
+	if (who && fresh)
+		atomic_long_add(fresh, &ion_system_helper_bytes);
+}
+
+/*
+ * Fill @fill: helpers only for what the pools cannot give (pooled chunks
+ * cost no zeroing), then every part's chunks on part 0's lists.
+ */
+static int ion_system_fill(struct ion_system_fill *fill, unsigned long len)
+{
+	unsigned long pooled = ion_page_pools_pages(ion_system_pools) <<
+			       PAGE_SHIFT;
+	struct ion_system_part *all = &fill->part[0];
+	unsigned int nhelpers = 0, i, l;
+	int ret;
+
+	if (len > pooled)
+		nhelpers = ion_parallel_helpers(len - pooled, ION_SYSTEM_PIECE);
+	for (i = 0; i <= nhelpers; i++) {
+		for (l = 0; l < ION_SYSTEM_LISTS; l++) {
+			INIT_LIST_HEAD(&fill->part[i].chunks[l]);
+			fill->part[i].n[l] = 0;
+		}
+	}
+	fill->nid = nhelpers ? numa_node_id() : NUMA_NO_NODE;
+	if (nhelpers)
+		atomic_long_inc(&ion_system_parallel_fills);
+	ret = ion_parallel_run(&fill->par, ion_system_fill_part, len,
+			       ION_SYSTEM_PIECE, nhelpers);
+	for (i = 1; i <= nhelpers; i++) {
+		for (l = 0; l < ION_SYSTEM_LISTS; l++) {
+			list_splice_tail(&fill->part[i].chunks[l],
+					 &all->chunks[l]);
+			all->n[l] += fill->part[i].n[l];
+		}
+	}
+	return ret;
+}
+
+/*
+ * A buffer of several chunks: filled, then its table built from the
+ * chunks, fresh ones first (only they are switched to uncached).
+ */
+static int ion_system_allocate_chunks(struct ion_buffer *buffer,
+				      unsigned long len, unsigned int first,
+				      bool big, bool cached)
+{
+	struct ion_system_fill fill = {
+		.big = big, .cached = cached, .first = first,
+	};
+	struct ion_system_part *all = &fill.part[0];
+	struct sg_table *sgt;
+	int ret;
+
+	ret = ion_system_fill(&fill, len);
+	if (ret)
+		goto err_put_chunks;
+	sgt = ion_system_build_table(buffer, all->chunks, ION_SYSTEM_LISTS,
+				     all->n[ION_SYSTEM_FRESH] +
+				     all->n[ION_SYSTEM_POOLED]);
+	if (!sgt) {
+		ret = -ENOMEM;
+		goto err_put_chunks;
+	}
+	if (!cached) {
+		ret = ion_system_set_uncached(sgt, all->n[ION_SYSTEM_FRESH]);
+		if (ret)
+			goto err_put_table;
+	}
+	return 0;
+
+err_put_table:
+	ion_system_put_table(buffer, all->n[ION_SYSTEM_FRESH], cached);
+	return ret;
+err_put_chunks:
+	ion_system_put_list(&all->chunks[ION_SYSTEM_FRESH], cached, false);
+	ion_system_put_list(&all->chunks[ION_SYSTEM_POOLED], cached, true);
+	return ret;
+}
+
 __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
 				       struct ion_buffer *buffer,
 				       unsigned long len, unsigned long align,
 				       unsigned long flags)
 {
-	unsigned int n[ION_SYSTEM_LISTS] = { 0 }, first = 0;
-	struct list_head chunks[ION_SYSTEM_LISTS];
 	bool cached = flags & ION_FLAG_CACHED;
-	unsigned long remaining = len;
-	struct sg_table *sgt;
-	struct page *page;
-	bool big, pooled;
+	unsigned int first = 0;
 	int ret, one;
+	bool big;
 
 	if (!ion_system_fits(len))
 		return -ENOMEM;
@@ -278,45 +420,7 @@ __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
 			return ret;
 		first = one + 1;	/* smaller chunks, more of them */
 	}
-	INIT_LIST_HEAD(&chunks[ION_SYSTEM_FRESH]);
-	INIT_LIST_HEAD(&chunks[ION_SYSTEM_POOLED]);
-
-	while (remaining) {
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto err_put_chunks;
-		}
-		page = ion_system_next_chunk(remaining, &first, big, cached,
-					     &pooled);
-		if (!page) {
-			ret = -ENOMEM;
-			goto err_put_chunks;
-		}
-		list_add_tail(&page->lru, &chunks[pooled]);
-		n[pooled]++;
-		remaining -= PAGE_SIZE << page_private(page);
-	}
-
-	sgt = ion_system_build_table(buffer, chunks, ION_SYSTEM_LISTS,
-				     n[ION_SYSTEM_FRESH] + n[ION_SYSTEM_POOLED]);
-	if (!sgt) {
-		ret = -ENOMEM;
-		goto err_put_chunks;
-	}
-	if (!cached) {
-		ret = ion_system_set_uncached(sgt, n[ION_SYSTEM_FRESH]);
-		if (ret)
-			goto err_put_table;
-	}
-	return 0;
-
-err_put_table:
-	ion_system_put_table(buffer, n[ION_SYSTEM_FRESH], cached);
-	return ret;
-err_put_chunks:
-	ion_system_put_list(&chunks[ION_SYSTEM_FRESH], cached, false);
-	ion_system_put_list(&chunks[ION_SYSTEM_POOLED], cached, true);
-	return ret;
+	return ion_system_allocate_chunks(buffer, len, first, big, cached);
 }
 
 /*
@@ -340,6 +444,10 @@ __ion_fastpath void ion_system_free(struct ion_buffer *buffer)
 static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)
 {
 	ion_page_pools_debug_show(ion_system_pools, s);
+	seq_printf(s, "parallel_fills: %ld\n",
+		   atomic_long_read(&ion_system_parallel_fills));
+	seq_printf(s, "parallel_helper_bytes: %ld\n",
+		   atomic_long_read(&ion_system_helper_bytes));
 }
 
 static const struct ion_heap_ops ion_system_heap_ops = {
