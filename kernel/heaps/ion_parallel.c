@@ -22,9 +22,10 @@
  * where a CPU is free; their CPU time is not the caller's, and they are in
  * no cgroup or cpuset of the caller's.  So only an unconfined caller gets
  * them: allowed every online CPU and every memory node, with no memory
- * policy of its own.  Anyone else, and every job smaller than
- * parallel_min_kb, is done by the caller alone, the same code with no
- * helpers.  A fatal signal to the caller stops helpers too.
+ * policy and no reclaim scope (memalloc_nofs_save(), ...) of its own.
+ * Anyone else, and every job smaller than parallel_min_kb, is done by the
+ * caller alone, the same code with no helpers.  A fatal signal to the
+ * caller stops the helpers too.
  */
 #include <linux/cpumask.h>
 #include <linux/cpuset.h>
@@ -46,6 +47,15 @@ module_param(parallel_min_kb, uint, 0644);
 MODULE_PARM_DESC(parallel_min_kb,
 		 "Fresh memory (KiB) an allocation must need before helpers share it (default 2048)");
 
+/*
+ * A caller in a reclaim scope of its own (memalloc_nofs_save(), say, with
+ * a filesystem lock held) must not have helpers reclaim for it outside
+ * that scope: they could wait on the lock it holds while it waits for
+ * them.
+ */
+#define ION_PARALLEL_SCOPES	(PF_MEMALLOC | PF_MEMALLOC_NOFS | \
+				 PF_MEMALLOC_NOIO | PF_MEMALLOC_PIN)
+
 #ifdef CONFIG_NUMA
 static bool ion_parallel_unconfined_mems(void)
 {
@@ -65,8 +75,9 @@ static bool ion_parallel_unconfined_mems(void)
  * @piece: the bytes one claim takes
  *
  * None below parallel_min_kb, nor for a caller confined to some CPUs or
- * memory nodes; otherwise one per piece beyond the first, at most
- * parallel_helpers and one fewer than the online CPUs.
+ * memory nodes or inside a reclaim scope (PF_MEMALLOC_NOFS, ...);
+ * otherwise one per piece beyond the first, at most parallel_helpers and
+ * one fewer than the online CPUs.
  *
  * Context: Process context (reads current's CPU and memory constraints).
  * Return: the helper count for ion_parallel_run().
@@ -82,7 +93,8 @@ unsigned int ion_parallel_helpers(unsigned long len, unsigned long piece)
 	n = min_t(unsigned long, n, len / piece - 1);
 	n = min(n, num_online_cpus() - 1);
 	if (!n || !cpumask_subset(cpu_online_mask, current->cpus_ptr) ||
-	    !ion_parallel_unconfined_mems())
+	    !ion_parallel_unconfined_mems() ||
+	    (current->flags & ION_PARALLEL_SCOPES))
 		return 0;
 	return n;
 }
