@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # results.md from ion-bench's tables (scripts/bench-report.sh runs this with
-# -F'\t' on results.tsv, warm-wait.tsv, skipped.tsv, pairs.tsv; variables
+# -F'\t' on results.tsv, warm-wait.tsv, helped.tsv, skipped.tsv, pairs.tsv; variables
 # kernel, date, host).
 #
 # Every cell is a ratio of medians to dma_heap-system's for the same op,
@@ -48,6 +48,11 @@ FILENAME ~ /warm-wait\.tsv$/ && FNR > 1 {
 }
 FILENAME ~ /pairs\.tsv$/ && FNR > 1 {
 	pair[$1, $2 SUBSEP $3 SUBSEP $4] = $5; anypair = 1
+	next
+}
+FILENAME ~ /helped\.tsv$/ && FNR > 1 {
+	helped[++nhelped] = sprintf("| %s | %s | %s | %.0f %% | %s of %s |", $1, $2, \
+		hsize($3), 100 * $4 / $5, $6, $7)
 	next
 }
 FILENAME ~ /skipped\.tsv$/ && FNR > 1 {
@@ -188,6 +193,21 @@ END {
 					printf "| %s | %s | %s | %s |\n", order[i], hsize(f[2]), \
 						us(wait[order[i], f[2]]), us(waitp99[order[i], f[2]])
 			}
+	}
+
+	printf "\n## Work done on helper CPUs\n\n"
+	if (!nhelped) {
+		printf "No `alloc_free` run had helper CPUs (the system heap's\n"
+		printf "`parallel_helper_bytes` did not move, or no heap has that key).\n"
+	} else {
+		printf "The system heap shares the zeroing of a large buffer's fresh memory out\n"
+		printf "to idle CPUs (`kernel/heaps/ion_parallel.c`): the latency above is the\n"
+		printf "caller's, and this is the part of the bytes that other CPUs allocated\n"
+		printf "and zeroed meanwhile (debugfs `parallel_helper_bytes`, read around every\n"
+		printf "`alloc_free` run of every implementation; mainline has no helpers):\n\n"
+		printf "| impl | op | size | bytes by helpers | runs with help |\n|---|---|---|---:|---:|\n"
+		for (i = 1; i <= nhelped; i++)
+			print helped[i]
 	}
 
 	printf "\n## Issue 7's targets\n\n"

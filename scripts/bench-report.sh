@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench-report.sh <dir>
 #   reads  <dir>/results.tsv (impl op size live median_ns p99_ns runs),
-#          <dir>/warm-wait.tsv, <dir>/skipped.tsv, <dir>/pairs.tsv,
+#          <dir>/warm-wait.tsv, <dir>/helped.tsv, <dir>/skipped.tsv,
+#          <dir>/pairs.tsv,
 #          <dir>/raw.txt and
 #          <dir>/host.txt (optional)
 #   writes <dir>/results.md  ratios to dma_heap-system and issue 7's targets
@@ -17,14 +18,14 @@ dir=${1:?usage: bench-report.sh <dir>}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tsv=$dir/results.tsv
 [ -s "$tsv" ] || { echo "bench-report: no $tsv" >&2; exit 1; }
-touch "$dir/warm-wait.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv"
+touch "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv"
 kernel=$(grep -a -m1 '^# kernel ' "$dir/raw.txt" 2>/dev/null | sed 's/^# //') || true
 host=$(cat "$dir/host.txt" 2>/dev/null) || true
 when=$(date -u -r "$tsv" '+%Y-%m-%d %H:%M UTC')
 
 awk -F'\t' -v kernel="${kernel:-unknown}" -v host="${host:-}" -v date="$when" \
 	-f "$top/scripts/bench-report.awk" \
-	"$tsv" "$dir/warm-wait.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv" \
+	"$tsv" "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv" \
 	> "$dir/results.md"
 
 # --- the plot ---------------------------------------------------------------

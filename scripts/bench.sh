@@ -7,6 +7,7 @@
 #   $BUILD/bench/warm-wait.tsv  what alloc_free_warm waited for between runs
 #   $BUILD/bench/skipped.tsv    cases that could not run, and why
 #   $BUILD/bench/pairs.tsv      median of per-round ratios to dma_heap-system
+#   $BUILD/bench/helped.tsv     bytes helper CPUs allocated for ion's runs
 #   $BUILD/bench/results.md     ratios to dma_heap-system, issue 7's targets
 #   $BUILD/bench/alloc.png      latency against size, log scales
 # See Documentation/bench.md.
@@ -29,6 +30,7 @@ export BUILD
 
 mkdir -p "$out"
 rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
+	"$out"/helped.tsv \
 	"$out"/samples.tsv \
 	"$out"/results.md "$out"/alloc.png
 
@@ -73,6 +75,11 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@wait" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
 		"$out/raw.txt"
 } > "$out/warm-wait.tsv"
+{
+	printf 'impl\top\tsize\thelper_bytes\tbytes\thelped_runs\truns\n'
+	awk -F'\t' '$1 == "@helped" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 }' \
+		"$out/raw.txt"
+} > "$out/helped.tsv"
 {
 	printf 'impl\top\tsize\tlive\tpaired_ratio\trounds\n'
 	awk -F'\t' '$1 == "@pair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \

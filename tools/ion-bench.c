@@ -20,7 +20,8 @@
  *
  * Output on stdout: progress lines "# ...", one header line and one
  * tab-separated row per case (impl op size live median_ns p99_ns runs),
- * "@wait" rows (time the warm op waited for background work), "@skip"
+ * "@wait" rows (time the warm op waited for background work), "@helped"
+ * rows (bytes that helper CPUs allocated and zeroed for ion), "@skip"
  * lines (a case that could not run, and why) and "@done" at the end.
  */
 #include <errno.h>
@@ -71,9 +72,13 @@ struct buf {
 	size_t len;
 };
 
-/* One timed repetition: @ns the op, @wait_ns the untimed wait before it. */
+/*
+ * One timed repetition: @ns the op, @wait_ns the untimed wait after it,
+ * @helped the bytes helper CPUs allocated for it (see helper_bytes()).
+ */
 struct sample {
 	uint64_t ns, wait_ns;
+	long long helped;
 };
 
 typedef int (*op_fn)(struct impl *im, size_t size, struct sample *s);
@@ -251,6 +256,34 @@ static void drain_pools(void)
 	wait_quiet();
 }
 
+/*
+ * A heap that shares the zeroing of large buffers out to other CPUs counts
+ * the bytes those helpers did in its debugfs key parallel_helper_bytes
+ * (the system heap: Documentation/debugfs.rst).  The bench reads it around
+ * every alloc_free run of every implementation alike (the same untimed
+ * work before each), so that results.md can say how much of the work the
+ * latency did not show went to other CPUs.  @helper_file: the first
+ * heap file with the key, or empty.
+ */
+static char helper_file[128];
+
+static long long helper_bytes(void)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f;
+
+	if (!helper_file[0] || !(f = fopen(helper_file, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "parallel_helper_bytes:", 22)) {
+			v = strtoll(line + 22, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 /* ---- allocation, one function per kind ---------------------------------- */
 
 static int ion_alloc_fd(struct impl *im, size_t size)
@@ -346,6 +379,7 @@ static int dmabuf_sync(int fd, __u64 flags)
 /* One allocation and its free, timed together. */
 static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 {
+	long long h0 = helper_bytes(), h1;
 	struct buf b;
 	uint64_t t0;
 	int err;
@@ -356,6 +390,8 @@ static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 		return err;
 	buf_free(&b);
 	s->ns = now_ns() - t0;
+	h1 = helper_bytes();
+	s->helped = h0 >= 0 && h1 >= h0 ? h1 - h0 : 0;
 	return 0;
 }
 
@@ -542,6 +578,25 @@ static void report_pairs(unsigned int nm, size_t size, unsigned int live)
 	}
 }
 
+/* What helper CPUs did for a case's runs, when they did anything. */
+static void report_helped(const struct member *m, size_t size)
+{
+	long long sum = 0;
+	unsigned int i, runs = 0;
+
+	for (i = 0; i < m->n; i++) {
+		sum += m->s[i].helped;
+		runs += m->s[i].helped > 0;
+	}
+	if (!sum)
+		return;
+	printf("@helped\t%s\t%s\t%zu\t%lld\t%llu\t%u\t%u\n", m->im->name,
+	       m->op, size, sum, (unsigned long long)size * m->n, runs, m->n);
+	progress("%-20s %-16s %9zu  helper CPUs allocated %.0f %% of the bytes (in %u of %u runs)",
+		 m->im->name, m->op, size, 100.0 * sum / ((double)size * m->n),
+		 runs, m->n);
+}
+
 static void report(const struct member *m, size_t size, unsigned int live)
 {
 	uint64_t v[MAX_REPS], med, p99, wmed, wp99;
@@ -565,6 +620,7 @@ static void report(const struct member *m, size_t size, unsigned int live)
 	       live, (unsigned long long)med, (unsigned long long)p99, m->n);
 	progress("%-20s %-16s %9zu %6u  median %10.1f us  p99 %10.1f us  (%u runs)",
 		 m->im->name, m->op, size, live, med / 1e3, p99 / 1e3, m->n);
+	report_helped(m, size);
 	if (m->fn != op_alloc_free_warm)
 		return;
 	for (unsigned int i = 0; i < m->n; i++)
@@ -628,6 +684,7 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 				continue;
 			busy++;
 			m->s[m->n].wait_ns = 0;
+			m->s[m->n].helped = 0;
 			m->err = m->fn(m->im, size, &m->s[m->n]);
 			if (!m->err)
 				m->n++;
@@ -841,6 +898,14 @@ static void set_pool_file(struct impl *im, const char *heap)
 	if (im->pooled)
 		progress("%s: pool counters in %s: every run waits for them",
 			 im->name, im->pool_file);
+	if (!helper_file[0]) {
+		memcpy(helper_file, im->pool_file, sizeof(helper_file));
+		if (helper_bytes() < 0)
+			helper_file[0] = 0;
+		else
+			progress("helper CPUs' bytes in %s (parallel_helper_bytes), read around every alloc_free run",
+				 helper_file);
+	}
 }
 
 static struct ion_heap_data heaps[32];
