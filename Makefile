@@ -20,6 +20,9 @@ BUILD ?= $(CURDIR)/build/arm64
 # The cross gcc lives in scripts/deps.sh's cache (it conflicts with
 # gcc-multilib); Debian's arm64 headers call it aarch64-linux-gnu-gcc-12.
 export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)
+# Its as and ld need their own libbfd and libopcodes, unpacked beside them
+# (not installed: nothing in the system's library path).
+export LD_LIBRARY_PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-lib)$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 CROSS_COMPILE ?= aarch64-linux-gnu-
 MODSRC := $(BUILD)/src
 KDIR ?= $(shell ARCH=arm64 scripts/deps.sh --kdir 2>/dev/null)
@@ -102,7 +105,11 @@ endif
 			KBUILD_EXTRA_SYMBOLS=$(MODSRC)/kernel/Module.symvers modules; \
 	fi
 
-user: $(LIBION_A) $(LIBION_SO) $(TOOLS) $(GUEST_BINS) $(RIG_BINS)
+# ARCH=arm64 builds for the guest, whose programs are static: no
+# libion.so (linking one needs the cross libc installed, whose linker
+# scripts name absolute paths; the cross tree is only unpacked).
+user: $(LIBION_A) $(if $(filter x86_64,$(ARCH)),$(LIBION_SO)) $(TOOLS) \
+	$(GUEST_BINS) $(RIG_BINS)
 
 LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) include/uapi/linux/ion.h
 $(BUILD)/lib/%.o: lib/%.c $(LIB_DEPS)

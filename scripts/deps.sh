@@ -12,8 +12,9 @@
 #        scripts/deps.sh --kdir          print the kernel build directory
 #        scripts/deps.sh --kroot         print the root of the guest kernel's
 #                                        files (boot/, lib/modules/)
-#        ARCH=arm64 scripts/deps.sh --busybox | --cross-bin
-#                                        the arm64 busybox, the cross gcc's bin/
+#        ARCH=arm64 scripts/deps.sh --busybox | --cross-bin | --cross-lib
+#                                        the arm64 busybox, the cross gcc's bin/,
+#                                        the cross binutils' shared libraries
 #
 # KVER=<version> selects an installed kernel instead of the newest one.
 #
@@ -236,6 +237,11 @@ if [ "$ARCH" = arm64 ]; then
 		;;
 	--cross-bin)
 		echo "$A64_CACHE/gcc/usr/bin"
+		;;
+	--cross-lib)
+		# The cross binutils' own shared libraries (libbfd, libopcodes),
+		# which the dynamic linker does not look for in the cache.
+		echo "$A64_CACHE/gcc/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"
 		;;
 	--source-dir)
 		echo "$SRC_DIR"
