@@ -15,8 +15,8 @@
  * - no help: with parallel_helpers=0, below parallel_min_kb, when the
  *   pools hold the buffer already, and for a caller bound to one CPU;
  *   each buffer still zeroed and whole;
- * - a fatal signal stops a helped fill: a child allocating 768 MiB is
- *   killed while at it (parallel_fills moved, the heap's allocs did not:
+ * - a fatal signal stops a helped fill: a child allocating 768 MiB (or
+ *   half of MemAvailable, if less; at least 128 MiB) is killed while at it (parallel_fills moved, the heap's allocs did not:
  *   the fill gave up instead of finishing), and once it is reaped no
  *   buffer is live and MemFree comes back.
  * Needs two online CPUs; SKIPs the helped cases otherwise.
@@ -29,7 +29,7 @@
 #define HELPERS_PARAM	"/sys/module/ion/parameters/parallel_helpers"
 #define MIN_PARAM	"/sys/module/ion/parameters/parallel_min_kb"
 #define BIG		(32 * MiB)
-#define KILL_SIZE	(768 * MiB)
+#define KILL_MAX	(768 * MiB)
 
 struct counters {
 	long long fills, helper_bytes;
@@ -248,14 +248,13 @@ static void confined_case(int ion, int tfd)
 }
 
 /* The child: announce the allocation, then report if it ever returns. */
-static void kill_child(int wfd)
+static void kill_child(int wfd, size_t len)
 {
 	int ion = open(IT_DEV, O_RDWR | O_CLOEXEC), buf;
 
 	if (ion < 0 || write(wfd, "s", 1) != 1)
 		_exit(2);
-	buf = it_alloc_fd(ion, KILL_SIZE, ION_HEAP_SYSTEM_MASK,
-			  ION_FLAG_CACHED);
+	buf = it_alloc_fd(ion, len, ION_HEAP_SYSTEM_MASK, ION_FLAG_CACHED);
 	if (write(wfd, buf >= 0 ? "d" : "e", 1) != 1)
 		_exit(3);
 	_exit(0);
@@ -266,11 +265,15 @@ static void kill_case(void)
 	long long free0, free1, bufs0 = -1, bufs1 = -1, bytes, allocs;
 	struct counters a, b;
 	int pfd[2], status = 0;
+	long long avail = ht_meminfo("MemAvailable");
+	size_t len = avail / 2 / MiB * MiB;
 	char c = 0, after = 0;
 	pid_t pid;
 
-	if (ht_meminfo("MemAvailable") < 2 * (long long)KILL_SIZE) {
-		tap_skip("SIGKILL during a helped fill", "less than 1.5 GiB available");
+	if (len > KILL_MAX)
+		len = KILL_MAX;
+	if (len < 128 * MiB) {
+		tap_skip("SIGKILL during a helped fill", "less than 256 MiB available");
 		return;
 	}
 	if (ht_drop_pools() || read_counters(&a) || it_summary(&bufs0, &bytes) ||
@@ -282,7 +285,7 @@ static void kill_case(void)
 	allocs = ht_system_num("allocs");
 	pid = fork();
 	if (pid == 0)
-		kill_child(pfd[1]);
+		kill_child(pfd[1], len);
 	close(pfd[1]);
 	if (pid < 0 || read(pfd[0], &c, 1) != 1) {
 		tap_ok(0, "SIGKILL during a helped fill: child started");
@@ -298,7 +301,8 @@ static void kill_case(void)
 	read_counters(&b);
 	tap_ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !after &&
 	       b.fills == a.fills + 1 && ht_system_num("allocs") == allocs,
-	       "SIGKILL during a helped 768 MiB fill: the fill stops, no buffer made");
+	       "SIGKILL during a helped %zu MiB fill: the fill stops, no buffer made",
+	       len / MiB);
 	if (after)
 		tap_diag("the ioctl returned first (%c)", after);
 	ht_drop_pools();

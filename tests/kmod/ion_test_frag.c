@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "ion_test_priv.h"
@@ -27,6 +28,15 @@
  */
 #define ION_TEST_FRAG_GFP_DRAIN	(ION_TEST_FRAG_GFP | __GFP_DIRECT_RECLAIM | \
 				 __GFP_NORETRY)
+
+/*
+ * The bitmap of what was taken, asked for once free memory is down to the
+ * min watermark: it may dip into the reserve below (__GFP_HIGH) and reclaim,
+ * but must fail rather than wake the OOM killer, whose victim would be the
+ * test rig.
+ */
+#define ION_TEST_FRAG_GFP_BITMAP (GFP_KERNEL | __GFP_ZERO | __GFP_HIGH | \
+				  __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* Is the buddy of @page (a block of @order) held as well? */
 static bool ion_test_buddy_held(struct page *page, unsigned int order,
@@ -119,7 +129,8 @@ static int ion_test_fragment(struct ion_test_file *tf, unsigned int order)
 	if (list_empty(&all))
 		return -ENOMEM;
 	nbits = max_idx - min_idx + 1;
-	held = bitmap_zalloc(nbits, GFP_KERNEL);
+	held = kvmalloc_array(BITS_TO_LONGS(nbits), sizeof(*held),
+			      ION_TEST_FRAG_GFP_BITMAP);
 	if (!held) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -135,7 +146,7 @@ static int ion_test_fragment(struct ion_test_file *tf, unsigned int order)
 			ion_test_hold(tf, page, order);
 		cond_resched();
 	}
-	bitmap_free(held);
+	kvfree(held);
 	rcu_barrier();
 	ion_test_hold_rest(tf, order + 1);
 	return 0;

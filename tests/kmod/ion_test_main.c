@@ -60,23 +60,47 @@ static int ion_test_reachable(struct sg_table *sgt)
 	return 0;
 }
 
+/* Entries of @cpu cut to at most @max bytes each. */
+static unsigned int ion_test_pieces(struct sg_table *cpu, unsigned int max)
+{
+	struct scatterlist *sg;
+	unsigned int i, n = 0;
+
+	for_each_sgtable_sg(cpu, sg, i)
+		n += DIV_ROUND_UP(sg->length, max);
+	return n;
+}
+
+/*
+ * Map a copy of @cpu for @dev, its entries cut to the device's maximum
+ * segment size (64 KiB for edu, which sets no dma_parms), as a driver must:
+ * DMA-API debugging reports longer segments.  ion's chunks are naturally
+ * aligned, so no piece crosses edu's 4 GiB segment boundary.
+ */
 static int ion_test_map_copy(struct ion_test_slot_data *s,
 			     struct sg_table *cpu, struct device *dev)
 {
+	unsigned int max = dma_get_max_seg_size(dev) & PAGE_MASK;
 	struct scatterlist *from, *to;
-	unsigned int i;
+	unsigned int i, off, len;
 	int ret;
 
 	ret = ion_test_reachable(cpu);
 	if (ret)
 		return ret;
-	ret = sg_alloc_table(&s->copy, cpu->orig_nents, GFP_KERNEL);
+	ret = sg_alloc_table(&s->copy, ion_test_pieces(cpu, max), GFP_KERNEL);
 	if (ret)
 		return ret;
 	to = s->copy.sgl;
 	for_each_sgtable_sg(cpu, from, i) {
-		sg_set_page(to, sg_page(from), from->length, from->offset);
-		to = sg_next(to);
+		for (off = 0; off < from->length; off += len) {
+			len = min(from->length - off, max);
+			sg_set_page(to, nth_page(sg_page(from),
+						 (from->offset + off) >>
+						 PAGE_SHIFT),
+				    len, (from->offset + off) & ~PAGE_MASK);
+			to = sg_next(to);
+		}
 	}
 	ret = dma_map_sgtable(dev, &s->copy, DMA_BIDIRECTIONAL, 0);
 	if (ret) {
