@@ -4,8 +4,10 @@
  * allocator.
  *
  * A buffer is one block of the order that covers its length (at most
- * MAX_PAGE_ORDER, 4 MiB on x86 with 4 KiB pages); the block is split and
- * the pages beyond the length go straight back.  A block of order n is
+ * MAX_PAGE_ORDER, 4 MiB on x86 with 4 KiB pages).  A block longer than the
+ * buffer is split and the pages beyond the length go straight back; one of
+ * exactly the length (a power of two pages, the common case) stays whole
+ * and goes back in one __free_pages(), not page by page.  A block of order n is
  * aligned to its own size, so an alignment is honoured by asking for a
  * block at least that large; an alignment no block can give is -EINVAL, a
  * length no block can hold is -ENOMEM (so a heap mask falls back to the
@@ -24,10 +26,26 @@
 #define ION_CONTIG_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 			 __GFP_RETRY_MAYFAIL)
 
-static void ion_contig_put_pages(struct page *page, unsigned long npages)
+/* The order of the block for @len bytes aligned to @align. */
+static unsigned int ion_contig_order(unsigned long len, unsigned long align)
+{
+	unsigned int order = get_order(len);
+
+	if (align > PAGE_SIZE)
+		order = max_t(unsigned int, order, get_order(align));
+	return order;
+}
+
+/* Give back the first @npages of a block of @order (split unless whole). */
+static void ion_contig_put_pages(struct page *page, unsigned long npages,
+				 unsigned int order)
 {
 	unsigned long i;
 
+	if (npages == 1UL << order) {
+		__free_pages(page, order);
+		return;
+	}
 	for (i = 0; i < npages; i++)
 		__free_page(page + i);
 }
@@ -37,12 +55,14 @@ static struct page *ion_contig_get_pages(unsigned int order,
 					 unsigned long npages)
 {
 	struct page *page;
+	unsigned long i;
 
 	page = alloc_pages(ION_CONTIG_GFP, order);
-	if (!page)
-		return NULL;
+	if (!page || npages == 1UL << order)
+		return page;
 	split_page(page, order);
-	ion_contig_put_pages(page + npages, (1UL << order) - npages);
+	for (i = npages; i < 1UL << order; i++)
+		__free_page(page + i);
 	return page;
 }
 
@@ -51,15 +71,13 @@ int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 			unsigned long flags)
 {
 	unsigned long npages = len >> PAGE_SHIFT;
-	unsigned int order = get_order(len);
+	unsigned int order = ion_contig_order(len, align);
 	struct sg_table *sgt;
 	struct page *page;
 	int ret;
 
-	if (order > MAX_PAGE_ORDER)
+	if (get_order(len) > MAX_PAGE_ORDER)
 		return -ENOMEM;
-	if (align > PAGE_SIZE)
-		order = max_t(unsigned int, order, get_order(align));
 	if (order > MAX_PAGE_ORDER)
 		return -EINVAL;
 	if (fatal_signal_pending(current))
@@ -77,7 +95,7 @@ int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	return 0;
 
 err_put_pages:
-	ion_contig_put_pages(page, npages);
+	ion_contig_put_pages(page, npages, order);
 	return ret;
 }
 
@@ -91,7 +109,9 @@ void ion_contig_free(struct ion_buffer *buffer)
 		pr_warn_ratelimited("ion: %s: cannot restore %u bytes to write-back, leaking them\n",
 				    buffer->heap->name, sg->length);
 	else
-		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT);
+		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT,
+				     ion_contig_order(sg->length,
+						      buffer->align));
 }
 
 static int ion_contig_phys(struct ion_heap *heap, struct ion_buffer *buffer,
