@@ -16,13 +16,19 @@
  * is left to claim it cancels the helpers that have not started and waits
  * only for those in the middle of a piece.  So a busy machine, where a
  * helper never gets a CPU, costs the caller a queued work item and no
- * waiting, and a piece is the most it ever waits for.
+ * waiting; what it may wait for is one piece per helper that started,
+ * and longer only if such a helper is preempted meanwhile.
  *
  * Helpers are kworkers of system_unbound_wq, placed by the scheduler
  * where a CPU is free; their CPU time is not the caller's, and they are in
  * no cgroup or cpuset of the caller's.  So only an unconfined caller gets
  * them: allowed every online CPU and every memory node, with no memory
- * policy and no reclaim scope (memalloc_nofs_save(), ...) of its own.
+ * policy and no reclaim scope (memalloc_nofs_save(), ...) of its own, and
+ * scheduled as an ordinary task at nice 0 or below.  A real-time or
+ * deadline caller would wait on nice-0 kworkers (priority inversion), an
+ * idle, batch or niced one would have them work at a priority it does not
+ * have.  (A caller's cpu cgroup limits are not looked at: a throttled
+ * group's task still gets helpers.)
  * Anyone else, and every job smaller than parallel_min_kb, is done by the
  * caller alone, the same code with no helpers.  A fatal signal to the
  * caller stops the helpers too.
@@ -56,6 +62,12 @@ MODULE_PARM_DESC(parallel_min_kb,
 #define ION_PARALLEL_SCOPES	(PF_MEMALLOC | PF_MEMALLOC_NOFS | \
 				 PF_MEMALLOC_NOIO | PF_MEMALLOC_PIN)
 
+/* SCHED_NORMAL at nice 0 or below: see the DOC above. */
+static bool ion_parallel_ordinary_task(void)
+{
+	return current->policy == SCHED_NORMAL && task_nice(current) <= 0;
+}
+
 #ifdef CONFIG_NUMA
 static bool ion_parallel_unconfined_mems(void)
 {
@@ -75,9 +87,9 @@ static bool ion_parallel_unconfined_mems(void)
  * @piece: the bytes one claim takes
  *
  * None below parallel_min_kb, nor for a caller confined to some CPUs or
- * memory nodes or inside a reclaim scope (PF_MEMALLOC_NOFS, ...);
- * otherwise one per piece beyond the first, at most parallel_helpers and
- * one fewer than the online CPUs.
+ * memory nodes, inside a reclaim scope (PF_MEMALLOC_NOFS, ...), or not an
+ * ordinary task at nice 0 or below; otherwise one per piece beyond the
+ * first, at most parallel_helpers and one fewer than the online CPUs.
  *
  * Context: Process context (reads current's CPU and memory constraints).
  * Return: the helper count for ion_parallel_run().
@@ -94,7 +106,8 @@ unsigned int ion_parallel_helpers(unsigned long len, unsigned long piece)
 	n = min(n, num_online_cpus() - 1);
 	if (!n || !cpumask_subset(cpu_online_mask, current->cpus_ptr) ||
 	    !ion_parallel_unconfined_mems() ||
-	    (current->flags & ION_PARALLEL_SCOPES))
+	    (current->flags & ION_PARALLEL_SCOPES) ||
+	    !ion_parallel_ordinary_task())
 		return 0;
 	return n;
 }
@@ -112,7 +125,7 @@ static void ion_parallel_helper_work(struct work_struct *work)
  * @par:      the job, on the caller's stack; filled in here
  * @fn:       what every participant runs
  * @len:      the job's size in bytes
- * @piece:    the most one claim takes (not 0)
+ * @piece:    the most one claim takes (not 0; it and @len at most LONG_MAX)
  * @nhelpers: helpers to queue (see ion_parallel_helpers()); 0 runs @fn in
  *            the caller only
  *
@@ -120,8 +133,9 @@ static void ion_parallel_helper_work(struct work_struct *work)
  * started are cancelled.
  *
  * Context: Process context; may sleep.
- * Return: 0 when every byte was claimed and done, or the error the job was
- * stopped with (-EINTR for a fatal signal).
+ * Return: 0 when every byte was claimed and done, the error the job was
+ * stopped with (-EINTR for a fatal signal), or -EINVAL for a bad @piece or
+ * @len.
  */
 int ion_parallel_run(struct ion_parallel *par, ion_parallel_fn fn,
 		     unsigned long len, unsigned long piece,
@@ -129,6 +143,8 @@ int ion_parallel_run(struct ion_parallel *par, ion_parallel_fn fn,
 {
 	unsigned int i;
 
+	if (WARN_ON_ONCE(!piece || piece > LONG_MAX || len > LONG_MAX))
+		return -EINVAL;
 	par->fn = fn;
 	atomic_long_set(&par->left, len);
 	par->piece = piece;
@@ -177,7 +193,8 @@ bool ion_parallel_stopped(struct ion_parallel *par)
 {
 	if (atomic_read(&par->err))
 		return true;
-	if (!fatal_signal_pending(par->task))
+	/* Another task's signals, unlocked: a racy look is all it needs. */
+	if (!data_race(fatal_signal_pending(par->task)))
 		return false;
 	ion_parallel_stop(par, -EINTR);
 	return true;

@@ -6,8 +6,9 @@
  * A buffer is one block of the order that covers its length (at most
  * MAX_PAGE_ORDER, 4 MiB on x86 with 4 KiB pages).  A block longer than the
  * buffer is split and the pages beyond the length go straight back; one of
- * exactly the length (a power of two pages, the common case) stays whole
- * and goes back in one __free_pages(), not page by page.  A block of order n is
+ * exactly the length (a power of two pages, aligned no more than its size:
+ * the common case) stays whole and goes back in one __free_pages(), not
+ * page by page.  A block of order n is
  * aligned to its own size, so an alignment is honoured by asking for a
  * block at least that large; an alignment no block can give is -EINVAL, a
  * length no block can hold is -ENOMEM (so a heap mask falls back to the

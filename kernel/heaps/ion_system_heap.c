@@ -270,8 +270,9 @@ struct ion_system_part {
 /*
  * A buffer of more than one chunk, filled by the caller and maybe helpers
  * (ion_parallel.c) in pieces of the largest chunk: each piece is cut into
- * chunks as the whole buffer would be, so the chunks are the same, only
- * their order in the table may differ.  @nid: the caller's node, for
+ * chunks as the whole buffer would be, so while no order fails the chunks
+ * are the same, only their order in the table may differ (each
+ * participant learns of a failed order by itself).  @nid: the caller's node, for
  * helpers (NUMA_NO_NODE with none: the caller's policy); @first: the
  * first order worth trying.
  */
@@ -343,7 +344,7 @@ static int ion_system_fill(struct ion_system_fill *fill, unsigned long len)
 			fill->part[i].n[l] = 0;
 		}
 	}
-	fill->nid = nhelpers ? numa_node_id() : NUMA_NO_NODE;
+	fill->nid = nhelpers ? numa_mem_id() : NUMA_NO_NODE;
 	if (nhelpers)
 		atomic_long_inc(&ion_system_parallel_fills);
 	ret = ion_parallel_run(&fill->par, ion_system_fill_part, len,

@@ -13,8 +13,8 @@
  *   32 chunks of 1 MiB (the pieces are cut as the whole would be), zeroed,
  *   and holds a pattern over all of its bytes (no chunk twice);
  * - no help: with parallel_helpers=0, below parallel_min_kb, when the
- *   pools hold the buffer already, and for a caller bound to one CPU;
- *   each buffer still zeroed and whole;
+ *   pools hold the buffer already, for a caller bound to one CPU, and for
+ *   callers at nice 1 or SCHED_BATCH; each buffer still zeroed and whole;
  * - a fatal signal stops a helped fill: a child allocating 768 MiB (or
  *   half of MemAvailable, if less; at least 128 MiB) is killed while at it (parallel_fills moved, the heap's allocs did not:
  *   the fill gave up instead of finishing), and once it is reaped no
@@ -23,6 +23,7 @@
  */
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "heap_util.h"
 
@@ -247,6 +248,43 @@ static void confined_case(int ion, int tfd)
 	sched_setaffinity(0, sizeof(all), &all);
 }
 
+/*
+ * A niced or batch caller gets no helpers (they would work at a priority
+ * it does not have); a child, so the test's own priority stays as it was.
+ */
+static void priority_case(int ion, int tfd)
+{
+	static const struct {
+		const char *name;
+		int nice, policy;
+	} cases[] = {
+		{ "caller at nice 1, 32 MiB", 1, SCHED_OTHER },
+		{ "SCHED_BATCH caller, 32 MiB", 0, SCHED_BATCH },
+	};
+	unsigned int i;
+
+	for (i = 0; i < IT_ARRAY_SIZE(cases); i++) {
+		struct sched_param sp = { 0 };
+		int status = 0;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			if (setpriority(PRIO_PROCESS, 0, cases[i].nice) ||
+			    sched_setscheduler(0, cases[i].policy, &sp))
+				_exit(2);
+			unhelped(ion, tfd, BIG, cases[i].name);
+			_exit(tap_failed ? 1 : 0);
+		}
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) == 2)
+			tap_ok(0, "%s: child set up", cases[i].name);
+		else if (WEXITSTATUS(status))
+			tap_failed++;	/* the child printed which case */
+	}
+}
+
 /* The child: announce the allocation, then report if it ever returns. */
 static void kill_child(int wfd, size_t len)
 {
@@ -340,6 +378,7 @@ int main(void)
 	params_case(ion, tfd);
 	warm_case(ion, tfd);
 	confined_case(ion, tfd);
+	priority_case(ion, tfd);
 	close(tfd);
 	close(ion);
 	return tap_exit();

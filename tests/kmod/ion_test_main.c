@@ -73,14 +73,15 @@ static unsigned int ion_test_pieces(struct sg_table *cpu, unsigned int max)
 
 /*
  * Map a copy of @cpu for @dev, its entries cut to the device's maximum
- * segment size (64 KiB for edu, which sets no dma_parms), as a driver must:
+ * segment size (64 KiB for edu: the PCI core's default), as a driver must:
  * DMA-API debugging reports longer segments.  ion's chunks are naturally
  * aligned, so no piece crosses edu's 4 GiB segment boundary.
  */
 static int ion_test_map_copy(struct ion_test_slot_data *s,
 			     struct sg_table *cpu, struct device *dev)
 {
-	unsigned int max = dma_get_max_seg_size(dev) & PAGE_MASK;
+	unsigned int max = max_t(unsigned int, PAGE_SIZE,
+				 dma_get_max_seg_size(dev) & PAGE_MASK);
 	struct scatterlist *from, *to;
 	unsigned int i, off, len;
 	int ret;
