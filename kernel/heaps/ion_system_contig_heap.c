@@ -56,14 +56,12 @@ static struct page *ion_contig_get_pages(unsigned int order,
 					 unsigned long npages)
 {
 	struct page *page;
-	unsigned long i;
 
 	page = alloc_pages(ION_CONTIG_GFP, order);
 	if (!page || npages == 1UL << order)
 		return page;
 	split_page(page, order);
-	for (i = npages; i < 1UL << order; i++)
-		__free_page(page + i);
+	ion_contig_put_pages(page + npages, (1UL << order) - npages, order);
 	return page;
 }
 
