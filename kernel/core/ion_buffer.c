@@ -6,16 +6,13 @@
 #include <linux/dma-buf.h>
 #include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/indirect_call_wrapper.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "ion_priv.h"
-#include "../heaps/ion_heaps.h"
 
 /**
  * DOC: buffers
@@ -40,34 +37,11 @@
  * behind the same two doors.
  */
 
-/*
- * A heap's allocate and free ops, called directly when they are those of
- * a built-in heap: with retpolines (x86) an indirect call costs several
- * times a direct one, and these are on every allocation and free.
- */
-static __always_inline int ion_heap_allocate(struct ion_heap *heap,
-					     struct ion_buffer *base)
-{
-	return INDIRECT_CALL_4(heap->ops->allocate, ion_system_allocate,
-			       ion_contig_allocate, ion_carveout_allocate,
-			       ion_dma_allocate, heap, base, base->size,
-			       base->align, base->flags);
-}
-
-static __always_inline void ion_heap_free(struct ion_heap *heap,
-					  struct ion_buffer *base)
-{
-	INDIRECT_CALL_4(heap->ops->free, ion_system_free, ion_contig_free,
-			ion_carveout_free, ion_dma_free, base);
-}
-
 /* Count a failed allocation attempt on @heap. */
 static void ion_account_failure(struct ion_device *dev, struct ion_heap *heap)
 {
-	struct ion_heap_core *core = heap->core;
-
 	spin_lock(&dev->stats_lock);
-	core->stats.alloc_failures++;
+	heap->core->stats.alloc_failures++;
 	dev->stats.alloc_failures++;
 	spin_unlock(&dev->stats_lock);
 }
@@ -90,7 +64,7 @@ static void ion_stats_sub(struct ion_stats *st, u64 size)
  * Make a new, exported buffer live: counted (an allocation that succeeded)
  * and listed in its heap.
  */
-static __always_inline void ion_charge(struct ion_core_buffer *buffer)
+static void ion_charge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -102,7 +76,7 @@ static __always_inline void ion_charge(struct ion_core_buffer *buffer)
 	spin_unlock(&dev->stats_lock);
 }
 
-static __always_inline void ion_uncharge(struct ion_core_buffer *buffer)
+static void ion_uncharge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
@@ -133,8 +107,7 @@ void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 }
 
 /* Give @buffer's backing back to its heap and drop the heap's pin. */
-static __always_inline void
-ion_buffer_free_backing(struct ion_core_buffer *buffer)
+static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
 
@@ -143,15 +116,15 @@ ion_buffer_free_backing(struct ion_core_buffer *buffer)
 		buffer->base.sg_table = NULL;
 		buffer->heap_mapped_dma = false;
 	}
-	ion_heap_free(heap, &buffer->base);
+	heap->ops->free(&buffer->base);
 	if (heap->owner)
 		module_put(heap->owner);
 	buffer->base.heap = NULL;
 }
 
-static __always_inline int ion_buffer_try_heap(struct ion_device *dev,
-					       struct ion_heap *heap,
-					       struct ion_core_buffer *buffer)
+static int ion_buffer_try_heap(struct ion_device *dev,
+			       struct ion_heap *heap,
+			       struct ion_core_buffer *buffer)
 {
 	struct ion_buffer *base = &buffer->base;
 	int ret;
@@ -159,9 +132,9 @@ static __always_inline int ion_buffer_try_heap(struct ion_device *dev,
 	if (heap->owner && !try_module_get(heap->owner))
 		return -ENOMEM;
 	base->heap = heap;
-	ret = ion_heap_allocate(heap, base);
+	ret = heap->ops->allocate(heap, base);
 	if (!ret && WARN_ON_ONCE(!base->sg_table && !heap->ops->map_dma)) {
-		ion_heap_free(heap, base);
+		heap->ops->free(base);
 		ret = -EINVAL;
 	}
 	if (ret) {
@@ -182,9 +155,9 @@ static bool ion_buffer_too_big(const struct ion_core_buffer *buffer)
 }
 
 /* Try @heap, unless the request cannot succeed or the caller is dying. */
-static __always_inline int ion_buffer_try(struct ion_device *dev,
-					  struct ion_heap *heap,
-					  struct ion_core_buffer *buffer)
+static int ion_buffer_try(struct ion_device *dev,
+			  struct ion_heap *heap,
+			  struct ion_core_buffer *buffer)
 {
 	lockdep_assert_held_read(&dev->heap_lock);
 	if (ion_buffer_too_big(buffer))
@@ -199,10 +172,10 @@ static __always_inline int ion_buffer_try(struct ion_device *dev,
  * is given, from the heap *@only (read under the heap lock; NULL once that
  * heap is gone).
  */
-static __always_inline int ion_buffer_back(struct ion_device *dev,
-					   struct ion_core_buffer *buffer,
-					   unsigned int heap_mask,
-					   struct ion_heap *const *only)
+static int ion_buffer_back(struct ion_device *dev,
+			   struct ion_core_buffer *buffer,
+			   unsigned int heap_mask,
+			   struct ion_heap *const *only)
 {
 	struct ion_heap *heap;
 	bool nomem = false;
@@ -256,8 +229,8 @@ struct ion_buffer_req {
  * dma-heap nodes (O_ACCMODE sets the file's access mode, as mainline's
  * heaps do).  The dma-buf pins ion.ko until it is released.
  */
-static __always_inline struct dma_buf *
-ion_buffer_export(struct ion_core_buffer *buffer, unsigned int file_flags)
+static struct dma_buf *ion_buffer_export(struct ion_core_buffer *buffer,
+					 unsigned int file_flags)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 
@@ -270,7 +243,7 @@ ion_buffer_export(struct ion_core_buffer *buffer, unsigned int file_flags)
 	return dma_buf_export(&exp);
 }
 
-static __always_inline struct ion_core_buffer *
+static struct ion_core_buffer *
 ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
 		 const struct ion_buffer_req *req)
 {
@@ -339,7 +312,7 @@ err_free_buffer:
  * ERR_PTR(-ENOMEM) when no heap could back it, ERR_PTR(-EINTR) on a fatal
  * signal, or another heap error.
  */
-__ion_fastpath struct ion_core_buffer *
+struct ion_core_buffer *
 ion_buffer_create(struct ion_device *dev, struct ion_owner *owner, u64 len,
 		  unsigned long align, unsigned int heap_mask,
 		  unsigned int flags)
@@ -373,7 +346,7 @@ ion_buffer_create(struct ion_device *dev, struct ion_owner *owner, u64 len,
  * Return: the buffer, or the ERR_PTRs of ion_buffer_create();
  * ERR_PTR(-ENODEV) when the heap is gone.
  */
-__ion_fastpath struct ion_core_buffer *
+struct ion_core_buffer *
 ion_buffer_create_in(struct ion_device *dev, struct ion_owner *owner, u64 len,
 		     struct ion_heap *const *heap, unsigned int flags,
 		     unsigned int file_flags)
@@ -395,7 +368,7 @@ ion_buffer_create_in(struct ion_device *dev, struct ion_owner *owner, u64 len,
  *
  * Context: Process context; sleeps.
  */
-__ion_fastpath void ion_buffer_release(struct dma_buf *dmabuf)
+void ion_buffer_release(struct dma_buf *dmabuf)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 
@@ -405,157 +378,4 @@ __ion_fastpath void ion_buffer_release(struct dma_buf *dmabuf)
 	ion_owner_put(buffer->owner);
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
-}
-
-/**
- * __ion_buffer_sg_table() - the buffer's backing as CPU pages, locked
- * @buffer: the buffer; its lock is held
- *
- * Sets the table up through the heap's map_dma the first time.
- *
- * Context: Process context; sleeps; &ion_core_buffer.lock held.
- * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
- */
-struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer)
-{
-	struct ion_heap *heap = buffer->base.heap;
-	struct sg_table *sgt;
-
-	lockdep_assert_held(&buffer->lock);
-	if (buffer->base.sg_table)
-		return buffer->base.sg_table;
-	if (WARN_ON_ONCE(!heap->ops->map_dma))
-		return ERR_PTR(-EINVAL);
-	sgt = heap->ops->map_dma(heap, &buffer->base);
-	if (IS_ERR_OR_NULL(sgt))
-		return sgt ? sgt : ERR_PTR(-ENOMEM);
-	buffer->base.sg_table = sgt;
-	buffer->heap_mapped_dma = true;
-	return sgt;
-}
-
-/**
- * ion_buffer_sg_table() - the buffer's backing as CPU pages
- * @buffer: the buffer
- *
- * Context: Process context; sleeps; takes &ion_core_buffer.lock.
- * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
- */
-struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer)
-{
-	struct sg_table *sgt;
-
-	mutex_lock(&buffer->lock);
-	sgt = __ion_buffer_sg_table(buffer);
-	mutex_unlock(&buffer->lock);
-	return sgt;
-}
-
-/* The default kernel mapping: vmap the pages of the sg table. */
-static void *ion_buffer_vmap_pages(struct ion_core_buffer *buffer)
-{
-	unsigned long npages = buffer->base.size >> PAGE_SHIFT, i = 0;
-	pgprot_t prot = PAGE_KERNEL;
-	struct sg_page_iter piter;
-	struct sg_table *sgt;
-	struct page **pages;
-	void *vaddr;
-
-	sgt = __ion_buffer_sg_table(buffer);
-	if (IS_ERR(sgt))
-		return ERR_CAST(sgt);
-	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return ERR_PTR(-ENOMEM);
-	for_each_sgtable_page(sgt, &piter, 0) {
-		if (i == npages)
-			break;
-		pages[i++] = sg_page_iter_page(&piter);
-	}
-	if (!(buffer->base.flags & ION_FLAG_CACHED))
-		prot = pgprot_writecombine(prot);
-	vaddr = i == npages ? vmap(pages, npages, VM_MAP, prot) : NULL;
-	kvfree(pages);
-	return vaddr ? vaddr : ERR_PTR(-ENOMEM);
-}
-
-/**
- * ion_buffer_kmap() - map the whole buffer in the kernel, counted
- * @buffer: the buffer
- *
- * The first user maps (through the heap's map_kernel, or by vmapping the
- * sg table write-combined unless ION_FLAG_CACHED); later users share the
- * mapping.  Undo with ion_buffer_kunmap().
- *
- * Context: Process context; sleeps; takes &ion_core_buffer.lock.
- * Return: the kernel address, or an ERR_PTR.
- */
-void *ion_buffer_kmap(struct ion_core_buffer *buffer)
-{
-	struct ion_heap *heap = buffer->base.heap;
-	void *vaddr;
-
-	mutex_lock(&buffer->lock);
-	if (buffer->kmap_count) {
-		buffer->kmap_count++;
-		vaddr = buffer->vaddr;
-		goto out_unlock;
-	}
-	if (heap->ops->map_kernel)
-		vaddr = heap->ops->map_kernel(heap, &buffer->base);
-	else
-		vaddr = ion_buffer_vmap_pages(buffer);
-	if (IS_ERR_OR_NULL(vaddr)) {
-		vaddr = vaddr ? vaddr : ERR_PTR(-ENOMEM);
-		goto out_unlock;
-	}
-	buffer->vaddr = vaddr;
-	buffer->kmap_count = 1;
-out_unlock:
-	mutex_unlock(&buffer->lock);
-	return vaddr;
-}
-
-/**
- * ion_buffer_kunmap() - drop one user of the kernel mapping
- * @buffer: the buffer, mapped with ion_buffer_kmap()
- *
- * Context: Process context; sleeps; takes &ion_core_buffer.lock.
- */
-void ion_buffer_kunmap(struct ion_core_buffer *buffer)
-{
-	struct ion_heap *heap = buffer->base.heap;
-
-	mutex_lock(&buffer->lock);
-	if (WARN_ON_ONCE(!buffer->kmap_count))
-		goto out_unlock;
-	if (--buffer->kmap_count)
-		goto out_unlock;
-	if (heap->ops->unmap_kernel)
-		heap->ops->unmap_kernel(heap, &buffer->base);
-	else
-		vunmap(buffer->vaddr);
-	buffer->vaddr = NULL;
-out_unlock:
-	mutex_unlock(&buffer->lock);
-}
-
-/**
- * ion_buffer_phys() - physical address and length of a contiguous buffer
- * @buffer: the buffer
- * @addr:   where to store the address
- * @len:    where to store the length
- *
- * Context: Process context.
- * Return: 0, -ENODEV when the heap has no phys op (its memory is not
- * contiguous), or the heap's -errno.
- */
-int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
-		    size_t *len)
-{
-	struct ion_heap *heap = buffer->base.heap;
-
-	if (!heap->ops->phys)
-		return -ENODEV;
-	return heap->ops->phys(heap, &buffer->base, addr, len);
 }

@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion: /dev/ion - the misc device, module setup, and the table-driven
- * ioctl dispatcher serving both historic ABIs (and 32-bit callers).
+ * ion: /dev/ion - the one device, its misc node and its files: a file is
+ * bound to its process's client at open.
  */
-#include <linux/compat.h>
-#include <linux/dma-buf.h>
 #include <linux/err.h>
-#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/uaccess.h>
 
 #include "ion_priv.h"
 
@@ -54,309 +50,6 @@
 
 struct ion_device ion_dev;
 
-/**
- * struct ion_ioctl_ctx - state of one ioctl call
- * @client:    the caller's client
- * @fd:	       an fd reserved by the command, installed after the result
- *	       was copied back, or -1
- * @file:      the file (a dma-buf reference) to install at @fd
- * @handle_id: a handle the command created or raised; dropped again if
- *	       the result cannot be copied back, or 0
- */
-struct ion_ioctl_ctx {
-	struct ion_client *client;
-	int fd;
-	struct file *file;
-	int handle_id;
-};
-
-/* Reserve an fd for @dmabuf, taking over the caller's reference to it. */
-static __ion_fastpath int ion_ioctl_prepare_fd(struct ion_ioctl_ctx *ctx,
-					       struct dma_buf *dmabuf)
-{
-	int fd = get_unused_fd_flags(O_CLOEXEC);
-
-	if (fd < 0) {
-		dma_buf_put(dmabuf);
-		return fd;
-	}
-	ctx->fd = fd;
-	ctx->file = dmabuf->file;
-	return fd;
-}
-
-/* Install the reserved fd on success, undo the command's effects if not. */
-static __ion_fastpath void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
-{
-	struct ion_client *client = ctx->client;
-	struct ion_handle *handle;
-
-	if (ret >= 0) {
-		if (ctx->file)
-			fd_install(ctx->fd, ctx->file);
-		return;
-	}
-	if (ctx->file) {
-		put_unused_fd(ctx->fd);
-		fput(ctx->file);
-	}
-	if (ctx->handle_id) {
-		mutex_lock(&client->lock);
-		handle = ion_handle_find(client, ctx->handle_id);
-		if (handle)
-			ion_handle_put(handle);
-		mutex_unlock(&client->lock);
-	}
-}
-
-static __ion_fastpath long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_allocation_data *data = arg;
-	struct ion_client *client = ctx->client;
-	struct ion_core_buffer *buffer;
-	int fd;
-
-	if (data->fd || data->unused)
-		return -EINVAL;
-	buffer = ion_buffer_create(client->dev, client->owner, data->len, 0,
-				   data->heap_id_mask & client->heap_mask,
-				   data->flags);
-	if (IS_ERR(buffer))
-		return PTR_ERR(buffer);
-	fd = ion_ioctl_prepare_fd(ctx, buffer->dmabuf);
-	if (fd < 0)
-		return fd;
-	data->fd = fd;
-	return 0;
-}
-
-static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
-				   unsigned long align, unsigned int heap_mask,
-				   unsigned int flags, int *handle)
-{
-	struct ion_handle *h;
-
-	h = ion_client_alloc(ctx->client, len, align, heap_mask, flags,
-			     handle);
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-	ctx->handle_id = *handle;
-	return 0;
-}
-
-static long ion_ioctl_alloc_legacy(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_allocation_data_legacy *data = arg;
-
-	return ion_ioctl_alloc_common(ctx, data->len, data->align,
-				      data->heap_id_mask, data->flags,
-				      &data->handle);
-}
-
-static long ion_ioctl_free(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_handle_data *data = arg;
-	struct ion_client *client = ctx->client;
-	struct ion_handle *handle;
-
-	mutex_lock(&client->lock);
-	handle = ion_handle_find(client, data->handle);
-	if (handle)
-		ion_handle_put(handle);
-	mutex_unlock(&client->lock);
-	return handle ? 0 : -EINVAL;
-}
-
-static long ion_ioctl_share(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_fd_data *data = arg;
-	struct ion_client *client = ctx->client;
-	struct ion_handle *handle;
-	struct dma_buf *dmabuf = NULL;
-	int fd;
-
-	mutex_lock(&client->lock);
-	handle = ion_handle_find(client, data->handle);
-	if (handle) {
-		dmabuf = handle->buffer->dmabuf;
-		get_dma_buf(dmabuf);
-	}
-	mutex_unlock(&client->lock);
-	if (!dmabuf)
-		return -EINVAL;
-	fd = ion_ioctl_prepare_fd(ctx, dmabuf);
-	if (fd < 0)
-		return fd;
-	data->fd = fd;
-	return 0;
-}
-
-static long ion_ioctl_import(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_fd_data *data = arg;
-	struct ion_handle *handle;
-
-	handle = ion_client_import(ctx->client, data->fd, &data->handle);
-	if (IS_ERR(handle))
-		return PTR_ERR(handle);
-	ctx->handle_id = data->handle;
-	return 0;
-}
-
-static long ion_ioctl_custom(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_custom_data *data = arg;
-
-	return ion_heap_custom_ioctl(ctx->client->dev, data->cmd, data->arg);
-}
-
-static long ion_ioctl_sync(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_fd_data *data = arg;
-
-	return ion_dmabuf_sync_fd(data->fd);
-}
-
-static long ion_ioctl_heap_query(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_heap_query *query = arg;
-
-	if (query->reserved0 || query->reserved1 || query->reserved2)
-		return -EINVAL;
-	return ion_heap_query(ctx->client->dev, u64_to_user_ptr(query->heaps),
-			      &query->cnt);
-}
-
-static long ion_ioctl_abi_version(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	*(u32 *)arg = ION_ABI_VERSION;
-	return 0;
-}
-
-/*
- * The handle ABI's structs as a 32-bit process lays them out (size_t and
- * unsigned long are 4 bytes there); all other structs are the same.
- */
-struct ion_allocation_data_legacy32 {
-	u32 len;
-	u32 align;
-	u32 heap_id_mask;
-	u32 flags;
-	s32 handle;
-};
-
-struct ion_custom_data32 {
-	u32 cmd;
-	u32 arg;
-};
-
-#define ION_IOC_ALLOC_LEGACY32	_IOWR(ION_IOC_MAGIC, 0, \
-				      struct ion_allocation_data_legacy32)
-#define ION_IOC_CUSTOM32	_IOWR(ION_IOC_MAGIC, 6, struct ion_custom_data32)
-
-static long ion_ioctl_alloc_legacy32(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_allocation_data_legacy32 *data = arg;
-
-	return ion_ioctl_alloc_common(ctx, data->len, data->align,
-				      data->heap_id_mask, data->flags,
-				      &data->handle);
-}
-
-static long ion_ioctl_custom32(struct ion_ioctl_ctx *ctx, void *arg)
-{
-	struct ion_custom_data32 *data = arg;
-
-	return ion_heap_custom_ioctl(ctx->client->dev, data->cmd,
-				     (unsigned long)compat_ptr(data->arg));
-}
-
-/* Which callers a command is for. */
-#define ION_IOCTL_NATIVE	BIT(0)
-#define ION_IOCTL_COMPAT	BIT(1)
-#define ION_IOCTL_BOTH		(ION_IOCTL_NATIVE | ION_IOCTL_COMPAT)
-
-/**
- * struct ion_ioctl_desc - one ioctl command
- * @cmd:   the full command number; its size selects the ABI
- * @fn:	   the handler; gets the argument copied in, fills it for copying
- *	   out, returns >= 0 or -errno
- * @flags: ION_IOCTL_NATIVE, ION_IOCTL_COMPAT
- */
-struct ion_ioctl_desc {
-	unsigned int cmd;
-	long (*fn)(struct ion_ioctl_ctx *ctx, void *arg);
-	unsigned int flags;
-};
-
-static const struct ion_ioctl_desc ion_ioctls[] = {
-	{ ION_IOC_ALLOC, ion_ioctl_alloc, ION_IOCTL_BOTH },
-	{ ION_IOC_ALLOC_LEGACY, ion_ioctl_alloc_legacy, ION_IOCTL_NATIVE },
-	{ ION_IOC_ALLOC_LEGACY32, ion_ioctl_alloc_legacy32, ION_IOCTL_COMPAT },
-	{ ION_IOC_FREE, ion_ioctl_free, ION_IOCTL_BOTH },
-	{ ION_IOC_MAP, ion_ioctl_share, ION_IOCTL_BOTH },
-	{ ION_IOC_SHARE, ion_ioctl_share, ION_IOCTL_BOTH },
-	{ ION_IOC_IMPORT, ion_ioctl_import, ION_IOCTL_BOTH },
-	{ ION_IOC_CUSTOM, ion_ioctl_custom, ION_IOCTL_NATIVE },
-	{ ION_IOC_CUSTOM32, ion_ioctl_custom32, ION_IOCTL_COMPAT },
-	{ ION_IOC_SYNC, ion_ioctl_sync, ION_IOCTL_BOTH },
-	{ ION_IOC_HEAP_QUERY, ion_ioctl_heap_query, ION_IOCTL_BOTH },
-	{ ION_IOC_ABI_VERSION, ion_ioctl_abi_version, ION_IOCTL_BOTH },
-};
-
-/* Room for the largest argument (struct ion_allocation_data_legacy). */
-#define ION_IOCTL_MAX_SIZE	32
-
-static __ion_fastpath const struct ion_ioctl_desc *
-ion_ioctl_lookup(unsigned int cmd, unsigned int caller)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ion_ioctls); i++) {
-		if (ion_ioctls[i].cmd == cmd && (ion_ioctls[i].flags & caller))
-			return &ion_ioctls[i];
-	}
-	return NULL;
-}
-
-static __always_inline long ion_ioctl_dispatch(struct file *file,
-					       unsigned int cmd,
-					       void __user *uarg,
-					       unsigned int caller)
-{
-	struct ion_ioctl_ctx ctx = { .client = file->private_data, .fd = -1 };
-	const struct ion_ioctl_desc *desc;
-	u64 data[ION_IOCTL_MAX_SIZE / sizeof(u64)] = { };
-	unsigned int size = _IOC_SIZE(cmd);
-	long ret;
-
-	desc = ion_ioctl_lookup(cmd, caller);
-	if (!desc || WARN_ON_ONCE(size > sizeof(data)))
-		return -ENOTTY;
-	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(data, uarg, size))
-		return -EFAULT;
-
-	ret = desc->fn(&ctx, data);
-	if (ret >= 0 && (_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, data, size))
-		ret = -EFAULT;
-	ion_ioctl_finish(&ctx, ret);
-	return ret;
-}
-
-static __ion_fastpath long ion_ioctl(struct file *file, unsigned int cmd,
-				     unsigned long arg)
-{
-	return ion_ioctl_dispatch(file, cmd, (void __user *)arg,
-				  ION_IOCTL_NATIVE);
-}
-
-static long ion_compat_ioctl(struct file *file, unsigned int cmd,
-			     unsigned long arg)
-{
-	return ion_ioctl_dispatch(file, cmd, compat_ptr(arg), ION_IOCTL_COMPAT);
-}
-
 static int ion_open(struct inode *inode, struct file *file)
 {
 	struct ion_client *client;
@@ -382,7 +75,14 @@ static const struct file_operations ion_fops = {
 	.compat_ioctl = PTR_IF(IS_ENABLED(CONFIG_COMPAT), ion_compat_ioctl),
 };
 
-static int ion_device_init(struct ion_device *dev)
+/**
+ * ion_device_init() - set up the device's lists and locks
+ * @dev: the device
+ *
+ * Context: Process context (module init).
+ * Return: 0 or -ENOMEM.
+ */
+int ion_device_init(struct ion_device *dev)
 {
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = "ion";
@@ -396,50 +96,14 @@ static int ion_device_init(struct ion_device *dev)
 	return percpu_init_rwsem(&dev->heap_lock);
 }
 
-static int __init ion_init(void)
+/**
+ * ion_device_destroy() - undo ion_device_init()
+ * @dev: the device, with no client and no heap left
+ *
+ * Context: Process context (module exit).
+ */
+void ion_device_destroy(struct ion_device *dev)
 {
-	struct ion_device *dev = &ion_dev;
-	int ret;
-
-	ret = ion_device_init(dev);
-	if (ret)
-		return ret;
-	ion_debugfs_init(dev);
-	ret = ion_heap_nodes_init();
-	if (ret)
-		goto err_debugfs;
-	ret = ion_heaps_init();
-	if (ret)
-		goto err_heap_nodes;
-	ret = misc_register(&dev->misc);
-	if (ret)
-		goto err_heaps;
-	return 0;
-
-err_heaps:
-	ion_heaps_exit();
-err_heap_nodes:
-	ion_heap_nodes_exit();
-err_debugfs:
-	ion_debugfs_exit(dev);
-	percpu_free_rwsem(&dev->heap_lock);
-	return ret;
-}
-
-static void __exit ion_exit(void)
-{
-	struct ion_device *dev = &ion_dev;
-
-	misc_deregister(&dev->misc);
-	ion_heaps_exit();
-	ion_heap_nodes_exit();
 	WARN_ON_ONCE(!list_empty(&dev->clients));
-	ion_debugfs_exit(dev);
 	percpu_free_rwsem(&dev->heap_lock);
 }
-
-module_init(ion_init);
-module_exit(ion_exit);
-MODULE_DESCRIPTION("ION memory allocator on DMA-BUF");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DMA_BUF);

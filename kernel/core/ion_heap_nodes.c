@@ -148,7 +148,7 @@ static int ion_heap_node_release(struct inode *inode, struct file *file)
  * @data->fd).  Returns the dma-buf (its reference goes with the fd) or an
  * ERR_PTR.
  */
-static __ion_fastpath struct dma_buf *
+static struct dma_buf *
 ion_heap_node_alloc(struct ion_heap_node_file *nf,
 		    struct dma_heap_allocation_data *data)
 {
@@ -181,9 +181,9 @@ ion_heap_node_alloc(struct ion_heap_node_file *nf,
 	return buffer->dmabuf;
 }
 
-static __ion_fastpath long ion_heap_node_ioctl(struct file *file,
-					       unsigned int cmd,
-					       unsigned long arg)
+static long ion_heap_node_ioctl(struct file *file,
+				unsigned int cmd,
+				unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	struct dma_heap_allocation_data *data;

@@ -35,13 +35,9 @@
  * Its 64-bit mask fits every page.  It has no kobject state, holds no
  * reference and needs no release.
  *
- * Built only on arm64 (the heap directory is compiled as a whole); see
- * ion_cache.h.  Documentation/arm64.md has the details.
+ * Built only on arm64 (Kbuild); see ion_cache.h.
+ * Documentation/arm64.md has the details.
  */
-#include <linux/kconfig.h>
-
-#if IS_ENABLED(CONFIG_ARM64)
-
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
@@ -96,5 +92,3 @@ int ion_cache_set_cached(struct sg_table *sgt)
 {
 	return 0;
 }
-
-#endif /* CONFIG_ARM64 */

@@ -12,14 +12,9 @@
  * pages from the CPU caches, so no dirty line of the (zeroed) memory
  * survives it.
  *
- * Built only on x86 (the whole file is conditional because the heap
- * directory is compiled as a whole); other architectures use the stubs in
+ * Built only on x86 (Kbuild); other architectures use the stubs in
  * ion_cache.h.
  */
-#include <linux/kconfig.h>
-
-#if IS_ENABLED(CONFIG_X86)
-
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <asm/set_memory.h>
@@ -96,5 +91,3 @@ int ion_cache_set_cached(struct sg_table *sgt)
 	}
 	return ret;
 }
-
-#endif /* CONFIG_X86 */

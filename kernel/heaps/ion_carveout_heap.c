@@ -93,10 +93,10 @@ static unsigned long ion_carveout_get(struct ion_carveout *co,
 				   &data);
 }
 
-int ion_carveout_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
-			  unsigned long len, unsigned long align,
-			  unsigned long flags)
+static int ion_carveout_allocate(struct ion_heap *heap,
+				 struct ion_buffer *buffer)
 {
+	unsigned long len = buffer->size, align = buffer->align;
 	struct ion_carveout *co = heap->priv;
 	struct sg_table *sgt;
 	struct page *page;
@@ -115,7 +115,7 @@ int ion_carveout_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	if (ret)
 		goto err_put_range;
 	sgt = ion_buffer_one_chunk(buffer, page, len);
-	if (!(flags & ION_FLAG_CACHED)) {
+	if (!(buffer->flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);
 		if (ret)
 			goto err_put_range;
@@ -127,7 +127,7 @@ err_put_range:
 	return ret;
 }
 
-void ion_carveout_free(struct ion_buffer *buffer)
+static void ion_carveout_free(struct ion_buffer *buffer)
 {
 	struct ion_carveout *co = buffer->heap->priv;
 	struct sg_table *sgt = buffer->sg_table;

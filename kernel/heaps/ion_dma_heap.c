@@ -158,9 +158,9 @@ err_free:
 	return ret;
 }
 
-int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
-		     unsigned long len, unsigned long align, unsigned long flags)
+static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
+	unsigned long len = buffer->size, align = buffer->align;
 	struct ion_dma_buffer *db;
 	int ret;
 
@@ -175,7 +175,7 @@ int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)
 		return -ENOMEM;
-	if (flags & ION_FLAG_CACHED)
+	if (buffer->flags & ION_FLAG_CACHED)
 		ret = ion_dma_get_cached(heap->priv, db, len);
 	else
 		ret = ion_dma_get_uncached(heap->priv, db, len);
@@ -188,7 +188,7 @@ int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	return 0;
 }
 
-void ion_dma_free(struct ion_buffer *buffer)
+static void ion_dma_free(struct ion_buffer *buffer)
 {
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = buffer->heap->priv;

@@ -2,9 +2,11 @@
 /*
  * ion: the heaps built into ion.ko, in priority order.
  *
- * The core tries the heaps of a mask in registration order, so the table
- * lists them highest id first.  A heap whose init answers -ENODEV has
- * nothing to offer on this machine (no carveout region, say) and is
+ * The core orders registered heaps by id, highest first, whatever order
+ * they register in (ion_heap.c); this table lists them in that order too,
+ * so that registration and unwinding read the same way as allocation
+ * tries them.  A heap whose init answers -ENODEV has nothing to offer on
+ * this machine (no carveout region, say) and is
  * skipped with one info line; any other error unwinds what was registered.
  */
 #include <linux/errno.h>

@@ -131,7 +131,7 @@ MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
 
 /* The cap on pooled plus deferred pages. */
-__ion_fastpath unsigned long ion_pool_cap_pages(void)
+unsigned long ion_pool_cap_pages(void)
 {
 	unsigned long cap = (unsigned long)READ_ONCE(pool_max_mb) <<
 			    (20 - PAGE_SHIFT);
@@ -139,8 +139,8 @@ __ion_fastpath unsigned long ion_pool_cap_pages(void)
 	return min(cap, totalram_pages() / 8);
 }
 
-static __ion_fastpath int ion_pool_index(const struct ion_page_pools *pools,
-					 unsigned int order)
+static int ion_pool_index(const struct ion_page_pools *pools,
+			  unsigned int order)
 {
 	unsigned int i;
 
@@ -160,8 +160,8 @@ void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-__ion_fastpath struct page *ion_pool_take(struct ion_page_pools *pools,
-					  struct ion_page_pool *pool)
+struct page *ion_pool_take(struct ion_page_pools *pools,
+			   struct ion_page_pool *pool)
 {
 	struct page *page;
 
@@ -342,9 +342,9 @@ void ion_page_pools_worker(struct kthread_work *work)
 }
 
 /* Count @npages as deferred if that keeps the pools within the cap. */
-static __ion_fastpath bool ion_pool_reserve(struct ion_page_pools *pools,
-					    unsigned long npages,
-					    unsigned long cap)
+static bool ion_pool_reserve(struct ion_page_pools *pools,
+			     unsigned long npages,
+			     unsigned long cap)
 {
 	unsigned long held;
 
@@ -379,7 +379,7 @@ struct ion_pool_table {
  * Context: Process context; sleeps.
  * Return: the table, its entries cleared, or NULL.
  */
-__ion_fastpath struct sg_table *ion_page_pools_alloc_table(unsigned int nents)
+struct sg_table *ion_page_pools_alloc_table(unsigned int nents)
 {
 	struct ion_pool_table *t;
 
@@ -448,7 +448,7 @@ void ion_pool_unpack(struct ion_page_pools *pools)
  * The pages of @sgt when every chunk is of a pool order, else 0.  Reads
  * the table only: the chunks' struct pages are left for the worker.
  */
-static __ion_fastpath unsigned long
+static unsigned long
 ion_pool_table_pages(struct ion_page_pools *pools, struct sg_table *sgt)
 {
 	unsigned long npages = 0;
@@ -581,9 +581,9 @@ static void ion_pool_defer_table(struct ion_page_pools *pools,
  *
  * Context: Process context, may sleep.
  */
-__ion_fastpath void ion_page_pools_free_chunk(struct ion_page_pools *pools,
-					      struct page *page,
-					      unsigned int order, bool cached)
+void ion_page_pools_free_chunk(struct ion_page_pools *pools,
+			       struct page *page,
+			       unsigned int order, bool cached)
 {
 	unsigned long cap = ion_pool_cap_pages();
 	LIST_HEAD(chunks);
@@ -613,8 +613,8 @@ __ion_fastpath void ion_page_pools_free_chunk(struct ion_page_pools *pools,
  *
  * Context: Process context, may sleep.
  */
-__ion_fastpath void ion_page_pools_free_table(struct ion_page_pools *pools,
-					      struct sg_table *sgt, bool cached)
+void ion_page_pools_free_table(struct ion_page_pools *pools,
+			       struct sg_table *sgt, bool cached)
 {
 	struct ion_pool_table *t = container_of(sgt, struct ion_pool_table,
 						sgt);
@@ -651,8 +651,8 @@ __ion_fastpath void ion_page_pools_free_table(struct ion_page_pools *pools,
  * Context: Any context; takes a spinlock.
  * Return: a zeroed chunk of @order, or NULL when that pool is empty.
  */
-__ion_fastpath struct page *ion_page_pools_get(struct ion_page_pools *pools,
-					       unsigned int order, bool cached)
+struct page *ion_page_pools_get(struct ion_page_pools *pools,
+				unsigned int order, bool cached)
 {
 	int idx = ion_pool_index(pools, order);
 	struct ion_page_pool *pool;
@@ -694,7 +694,7 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
  * Context: any; the value may be stale by the time it is used.
  * Return: the number of clean pages ready for reuse.
  */
-__ion_fastpath unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
+unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 {
 	return atomic_long_read(&pools->pool_pages);
 }

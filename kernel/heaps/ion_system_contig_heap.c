@@ -65,12 +65,10 @@ static struct page *ion_contig_get_pages(unsigned int order,
 	return page;
 }
 
-int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
-			unsigned long len, unsigned long align,
-			unsigned long flags)
+static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
-	unsigned long npages = len >> PAGE_SHIFT;
-	unsigned int order = ion_contig_order(len, align);
+	unsigned long len = buffer->size, npages = len >> PAGE_SHIFT;
+	unsigned int order = ion_contig_order(len, buffer->align);
 	struct sg_table *sgt;
 	struct page *page;
 	int ret;
@@ -86,7 +84,7 @@ int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer,
 	if (!page)
 		return -ENOMEM;
 	sgt = ion_buffer_one_chunk(buffer, page, len);
-	if (!(flags & ION_FLAG_CACHED)) {
+	if (!(buffer->flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);
 		if (ret)
 			goto err_put_pages;
@@ -98,7 +96,7 @@ err_put_pages:
 	return ret;
 }
 
-void ion_contig_free(struct ion_buffer *buffer)
+static void ion_contig_free(struct ion_buffer *buffer)
 {
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;

@@ -64,9 +64,9 @@ static struct ion_page_pools *ion_system_pools;
  * A chunk of @order: from its pool (*@pooled set) or the buddy allocator,
  * by the caller's memory policy, or near node @nid unless NUMA_NO_NODE.
  */
-static __ion_fastpath struct page *ion_system_get_chunk(unsigned int order,
-							bool big, bool cached,
-							int nid, bool *pooled)
+static struct page *ion_system_get_chunk(unsigned int order,
+					 bool big, bool cached,
+					 int nid, bool *pooled)
 {
 	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
 	struct page *page;
@@ -95,7 +95,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  * *@first on; *@first moves past orders that failed.  page_private holds
  * the chunk's order while it is on an allocation list.
  */
-static __ion_fastpath struct page *
+static struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 		      bool cached, int nid, bool *pooled)
 {
@@ -156,7 +156,7 @@ static void ion_system_put_table(struct ion_buffer *buffer,
  * entry each, in order.  Only for more than one chunk: a buffer of one
  * chunk is ion_system_allocate_one()'s.
  */
-static __ion_fastpath struct sg_table *
+static struct sg_table *
 ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
 		       unsigned int nlists, unsigned int nchunks)
 {
@@ -193,7 +193,7 @@ static int ion_system_set_uncached(struct sg_table *sgt, unsigned int nfresh)
 }
 
 /* The index in ion_system_orders of a chunk of @len bytes, or -1. */
-static __ion_fastpath int ion_system_one_index(unsigned long len)
+static int ion_system_one_index(unsigned long len)
 {
 	unsigned int i;
 
@@ -208,9 +208,9 @@ static __ion_fastpath int ion_system_one_index(unsigned long len)
  * table to allocate, the buffer's own one-entry table.  -ENOMEM when no
  * such chunk is free: the caller tries smaller ones.
  */
-static __ion_fastpath int ion_system_allocate_one(struct ion_buffer *buffer,
-						  unsigned int order, bool big,
-						  bool cached)
+static int ion_system_allocate_one(struct ion_buffer *buffer,
+				   unsigned int order, bool big,
+				   bool cached)
 {
 	struct page *page;
 	bool pooled;
@@ -239,7 +239,7 @@ static __ion_fastpath int ion_system_allocate_one(struct ion_buffer *buffer,
  * which covers the watermarks that MemAvailable subtracts from them.  So
  * a small buffer on a machine with memory to spare pays one read.
  */
-static __ion_fastpath bool ion_system_fits(unsigned long len)
+static bool ion_system_fits(unsigned long len)
 {
 	unsigned long want = len >> PAGE_SHIFT;
 	unsigned long reserve = totalram_pages() / 16, free, pooled, need;
@@ -400,12 +400,10 @@ err_put_chunks:
 	return ret;
 }
 
-__ion_fastpath int ion_system_allocate(struct ion_heap *heap,
-				       struct ion_buffer *buffer,
-				       unsigned long len, unsigned long align,
-				       unsigned long flags)
+static int ion_system_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
-	bool cached = flags & ION_FLAG_CACHED;
+	bool cached = buffer->flags & ION_FLAG_CACHED;
+	unsigned long len = buffer->size;
 	unsigned int first = 0;
 	int ret, one;
 	bool big;
@@ -428,7 +426,7 @@ __ion_fastpath int ion_system_allocate(struct ion_heap *heap,
  * The chunks and the table go to the pools, which zero the chunks before
  * anyone gets them.
  */
-__ion_fastpath void ion_system_free(struct ion_buffer *buffer)
+static void ion_system_free(struct ion_buffer *buffer)
 {
 	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct scatterlist *sg = buffer->sg_table->sgl;

@@ -19,16 +19,9 @@
 #include <linux/types.h>
 #include <uapi/linux/ion.h>
 
-/*
- * The functions of the allocation and free paths: GCC gathers them in one
- * text section (.text.hot), so that an allocation and its free touch one
- * or two pages of ion's code instead of one per source file.  Each page
- * touched costs an iTLB entry, and after a TLB flush a page walk.
- */
-#define __ion_fastpath	__attribute__((__hot__))
-
 struct device;
 struct ion_heap;
+struct ion_heap_core;
 struct module;
 struct seq_file;
 
@@ -41,8 +34,6 @@ struct seq_file;
  * @sg_table:	the backing as CPU pages; set by @allocate (or returned by
  *		@map_dma) and valid until @free
  * @priv_virt:	the heap's own per-buffer data
- * @one_table:	room for a one-entry @sg_table, see ion_buffer_one_chunk()
- * @one_sg:	its entry
  *
  * The core embeds this in its own buffer object; heaps must not allocate
  * or free it.
@@ -54,58 +45,20 @@ struct ion_buffer {
 	unsigned long flags;
 	struct sg_table *sg_table;
 	void *priv_virt;
-	struct sg_table one_table;
-	struct scatterlist one_sg;
 };
 
 /* The longest chunk one sg entry describes (its length is an unsigned int). */
 #define ION_CHUNK_MAX	(UINT_MAX & PAGE_MASK)
 
-/**
- * ion_buffer_one_chunk() - describe a buffer of one chunk, with no allocation
- * @buffer: the buffer being allocated
- * @page:   the chunk's first page
- * @len:    the chunk's length in bytes, at most ION_CHUNK_MAX
- *
- * Sets @buffer->sg_table to a one-entry table that lives in @buffer
- * itself, so that a heap whose buffer is a single chunk allocates and
- * frees no table: the heap's free op must not sg_free_table() it.
- *
- * Context: Any context.
- * Return: the table.
- */
-static inline struct sg_table *ion_buffer_one_chunk(struct ion_buffer *buffer,
-						    struct page *page,
-						    unsigned int len)
-{
-	struct scatterlist *sg = &buffer->one_sg;
-
-	memset(sg, 0, sizeof(*sg));
-	sg_init_marker(sg, 1);
-	sg_set_page(sg, page, len, 0);
-	buffer->one_table = (struct sg_table){
-		.sgl = sg, .nents = 1, .orig_nents = 1,
-	};
-	buffer->sg_table = &buffer->one_table;
-	return buffer->sg_table;
-}
-
-/**
- * ion_buffer_is_one_chunk() - is @buffer's table the one in @buffer?
- * @buffer: the buffer
- *
- * Context: Any context.
- * Return: true when ion_buffer_one_chunk() set up @buffer->sg_table.
- */
-static inline bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer)
-{
-	return buffer->sg_table == &buffer->one_table;
-}
+struct sg_table *ion_buffer_one_chunk(struct ion_buffer *buffer,
+				      struct page *page, unsigned int len);
+bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
 
 /**
  * struct ion_heap_ops - what a heap does
- * @allocate:	     required.  Back @buffer with @len bytes (page aligned,
- *		     never 0) honouring @align and @flags; set
+ * @allocate:	     required.  Back @buffer with @buffer->size bytes (page
+ *		     aligned, never 0) honouring @buffer->align and
+ *		     @buffer->flags, which the core has set; set
  *		     @buffer->sg_table (or provide @map_dma).  The memory must
  *		     be zeroed.  An uncached buffer (no ION_FLAG_CACHED) must
  *		     leave no dirty CPU cache lines behind: the core maps it
@@ -140,9 +93,7 @@ static inline bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer)
  *		     debugfs file; must not sleep on allocation paths.
  */
 struct ion_heap_ops {
-	int (*allocate)(struct ion_heap *heap, struct ion_buffer *buffer,
-			unsigned long len, unsigned long align,
-			unsigned long flags);
+	int (*allocate)(struct ion_heap *heap, struct ion_buffer *buffer);
 	void (*free)(struct ion_buffer *buffer);
 	int (*phys)(struct ion_heap *heap, struct ion_buffer *buffer,
 		    phys_addr_t *addr, size_t *len);
@@ -193,7 +144,7 @@ struct ion_heap {
 	struct module *owner;
 
 	struct list_head node;
-	void *core;
+	struct ion_heap_core *core;
 };
 
 int ion_device_add_heap(struct ion_heap *heap);

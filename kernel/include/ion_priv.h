@@ -121,6 +121,14 @@ struct ion_device {
 /* The device; there is exactly one (ion_dev.c). */
 extern struct ion_device ion_dev;
 
+/* ion_dev.c */
+int ion_device_init(struct ion_device *dev);
+void ion_device_destroy(struct ion_device *dev);
+
+/* ion_ioctl.c: the file operations' ioctls of /dev/ion (ion_dev.c) */
+long ion_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 /**
  * struct ion_core_buffer - a buffer: the heap's view plus the core's state
  * @base:	  what the heap sees (ion_heap.h); @base.sg_table is the
@@ -142,6 +150,10 @@ extern struct ion_device ion_dev;
  * @kmap_count:	  users of the kernel mapping @vaddr
  * @vaddr:	  the kernel mapping, while @kmap_count > 0
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
+ * @one_table:	  the table of a single-chunk buffer, see
+ *		  ion_buffer_one_chunk(): heaps with one chunk per buffer
+ *		  allocate no table of their own
+ * @one_sg:	  its one entry
  *
  * Lifetime: a buffer lives exactly as long as its dma-buf.  It is created
  * by ion_buffer_create() together with the dma-buf and freed only by the
@@ -165,6 +177,8 @@ struct ion_core_buffer {
 	unsigned int kmap_count;
 	void *vaddr;
 	bool heap_mapped_dma;
+	struct sg_table one_table;
+	struct scatterlist one_sg;
 };
 
 static inline struct ion_core_buffer *to_core_buffer(struct ion_buffer *b)
@@ -282,7 +296,7 @@ struct ion_handle {
 	unsigned int kmap_count;
 };
 
-/* ion_buffer.c */
+/* ion_buffer.c, ion_buffer_access.c */
 struct ion_core_buffer *ion_buffer_create(struct ion_device *dev,
 					  struct ion_owner *owner, u64 len,
 					  unsigned long align,

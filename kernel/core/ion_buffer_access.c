@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: a buffer's backing as the core hands it out - the sg table of CPU
+ * pages, the counted kernel mapping, the physical address - and the
+ * one-entry table of single-chunk buffers.
+ */
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "ion_priv.h"
+
+/**
+ * ion_buffer_one_chunk() - describe a buffer of one chunk, with no allocation
+ * @buffer: the buffer being allocated
+ * @page:   the chunk's first page
+ * @len:    the chunk's length in bytes, at most ION_CHUNK_MAX
+ *
+ * Sets @buffer->sg_table to a one-entry table that the core keeps in its
+ * own buffer object, so that a heap whose buffer is a single chunk
+ * allocates and frees no table: the heap's free op must not
+ * sg_free_table() it (ion_buffer_is_one_chunk() tells).
+ *
+ * Context: Any context.
+ * Return: the table.
+ */
+struct sg_table *ion_buffer_one_chunk(struct ion_buffer *buffer,
+				      struct page *page, unsigned int len)
+{
+	struct ion_core_buffer *core = to_core_buffer(buffer);
+	struct scatterlist *sg = &core->one_sg;
+
+	memset(sg, 0, sizeof(*sg));
+	sg_init_marker(sg, 1);
+	sg_set_page(sg, page, len, 0);
+	core->one_table = (struct sg_table){
+		.sgl = sg, .nents = 1, .orig_nents = 1,
+	};
+	buffer->sg_table = &core->one_table;
+	return buffer->sg_table;
+}
+EXPORT_SYMBOL_NS_GPL(ion_buffer_one_chunk, ION);
+
+/**
+ * ion_buffer_is_one_chunk() - is @buffer's table the core's one-entry table?
+ * @buffer: the buffer
+ *
+ * Context: Any context.
+ * Return: true when ion_buffer_one_chunk() set up @buffer->sg_table.
+ */
+bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer)
+{
+	const struct ion_core_buffer *core =
+		container_of(buffer, const struct ion_core_buffer, base);
+
+	return buffer->sg_table == &core->one_table;
+}
+EXPORT_SYMBOL_NS_GPL(ion_buffer_is_one_chunk, ION);
+
+/**
+ * __ion_buffer_sg_table() - the buffer's backing as CPU pages, locked
+ * @buffer: the buffer; its lock is held
+ *
+ * Sets the table up through the heap's map_dma the first time.
+ *
+ * Context: Process context; sleeps; &ion_core_buffer.lock held.
+ * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
+ */
+struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	struct sg_table *sgt;
+
+	lockdep_assert_held(&buffer->lock);
+	if (buffer->base.sg_table)
+		return buffer->base.sg_table;
+	if (WARN_ON_ONCE(!heap->ops->map_dma))
+		return ERR_PTR(-EINVAL);
+	sgt = heap->ops->map_dma(heap, &buffer->base);
+	if (IS_ERR_OR_NULL(sgt))
+		return sgt ? sgt : ERR_PTR(-ENOMEM);
+	buffer->base.sg_table = sgt;
+	buffer->heap_mapped_dma = true;
+	return sgt;
+}
+
+/**
+ * ion_buffer_sg_table() - the buffer's backing as CPU pages
+ * @buffer: the buffer
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the sg table, valid until the buffer is freed, or an ERR_PTR.
+ */
+struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer)
+{
+	struct sg_table *sgt;
+
+	mutex_lock(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
+	mutex_unlock(&buffer->lock);
+	return sgt;
+}
+
+/* The default kernel mapping: vmap the pages of the sg table. */
+static void *ion_buffer_vmap_pages(struct ion_core_buffer *buffer)
+{
+	unsigned long npages = buffer->base.size >> PAGE_SHIFT, i = 0;
+	pgprot_t prot = PAGE_KERNEL;
+	struct sg_page_iter piter;
+	struct sg_table *sgt;
+	struct page **pages;
+	void *vaddr;
+
+	sgt = __ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return ERR_CAST(sgt);
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (i == npages)
+			break;
+		pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (!(buffer->base.flags & ION_FLAG_CACHED))
+		prot = pgprot_writecombine(prot);
+	vaddr = i == npages ? vmap(pages, npages, VM_MAP, prot) : NULL;
+	kvfree(pages);
+	return vaddr ? vaddr : ERR_PTR(-ENOMEM);
+}
+
+/**
+ * ion_buffer_kmap() - map the whole buffer in the kernel, counted
+ * @buffer: the buffer
+ *
+ * The first user maps (through the heap's map_kernel, or by vmapping the
+ * sg table write-combined unless ION_FLAG_CACHED); later users share the
+ * mapping.  Undo with ion_buffer_kunmap().
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the kernel address, or an ERR_PTR.
+ */
+void *ion_buffer_kmap(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	void *vaddr;
+
+	mutex_lock(&buffer->lock);
+	if (buffer->kmap_count) {
+		buffer->kmap_count++;
+		vaddr = buffer->vaddr;
+		goto out_unlock;
+	}
+	if (heap->ops->map_kernel)
+		vaddr = heap->ops->map_kernel(heap, &buffer->base);
+	else
+		vaddr = ion_buffer_vmap_pages(buffer);
+	if (IS_ERR_OR_NULL(vaddr)) {
+		vaddr = vaddr ? vaddr : ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	buffer->vaddr = vaddr;
+	buffer->kmap_count = 1;
+out_unlock:
+	mutex_unlock(&buffer->lock);
+	return vaddr;
+}
+
+/**
+ * ion_buffer_kunmap() - drop one user of the kernel mapping
+ * @buffer: the buffer, mapped with ion_buffer_kmap()
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ */
+void ion_buffer_kunmap(struct ion_core_buffer *buffer)
+{
+	struct ion_heap *heap = buffer->base.heap;
+
+	mutex_lock(&buffer->lock);
+	if (WARN_ON_ONCE(!buffer->kmap_count))
+		goto out_unlock;
+	if (--buffer->kmap_count)
+		goto out_unlock;
+	if (heap->ops->unmap_kernel)
+		heap->ops->unmap_kernel(heap, &buffer->base);
+	else
+		vunmap(buffer->vaddr);
+	buffer->vaddr = NULL;
+out_unlock:
+	mutex_unlock(&buffer->lock);
+}
+
+/**
+ * ion_buffer_phys() - physical address and length of a contiguous buffer
+ * @buffer: the buffer
+ * @addr:   where to store the address
+ * @len:    where to store the length
+ *
+ * Context: Process context.
+ * Return: 0, -ENODEV when the heap has no phys op (its memory is not
+ * contiguous), or the heap's -errno.
+ */
+int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
+		    size_t *len)
+{
+	struct ion_heap *heap = buffer->base.heap;
+
+	if (!heap->ops->phys)
+		return -ENODEV;
+	return heap->ops->phys(heap, &buffer->base, addr, len);
+}

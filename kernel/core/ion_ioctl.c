@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the ioctls of /dev/ion - one table-driven dispatcher serving both
+ * historic ABIs, native and 32-bit callers.
+ */
+#include <linux/compat.h>
+#include <linux/dma-buf.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+
+#include "ion_priv.h"
+
+/**
+ * struct ion_ioctl_ctx - state of one ioctl call
+ * @client:    the caller's client
+ * @fd:	       an fd reserved by the command, installed after the result
+ *	       was copied back, or -1
+ * @file:      the file (a dma-buf reference) to install at @fd
+ * @handle_id: a handle the command created or raised; dropped again if
+ *	       the result cannot be copied back, or 0
+ */
+struct ion_ioctl_ctx {
+	struct ion_client *client;
+	int fd;
+	struct file *file;
+	int handle_id;
+};
+
+/* Reserve an fd for @dmabuf, taking over the caller's reference to it. */
+static int ion_ioctl_prepare_fd(struct ion_ioctl_ctx *ctx,
+				struct dma_buf *dmabuf)
+{
+	int fd = get_unused_fd_flags(O_CLOEXEC);
+
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	ctx->fd = fd;
+	ctx->file = dmabuf->file;
+	return fd;
+}
+
+/* Install the reserved fd on success, undo the command's effects if not. */
+static void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
+{
+	struct ion_client *client = ctx->client;
+	struct ion_handle *handle;
+
+	if (ret >= 0) {
+		if (ctx->file)
+			fd_install(ctx->fd, ctx->file);
+		return;
+	}
+	if (ctx->file) {
+		put_unused_fd(ctx->fd);
+		fput(ctx->file);
+	}
+	if (ctx->handle_id) {
+		mutex_lock(&client->lock);
+		handle = ion_handle_find(client, ctx->handle_id);
+		if (handle)
+			ion_handle_put(handle);
+		mutex_unlock(&client->lock);
+	}
+}
+
+static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_allocation_data *data = arg;
+	struct ion_client *client = ctx->client;
+	struct ion_core_buffer *buffer;
+	int fd;
+
+	if (data->fd || data->unused)
+		return -EINVAL;
+	buffer = ion_buffer_create(client->dev, client->owner, data->len, 0,
+				   data->heap_id_mask & client->heap_mask,
+				   data->flags);
+	if (IS_ERR(buffer))
+		return PTR_ERR(buffer);
+	fd = ion_ioctl_prepare_fd(ctx, buffer->dmabuf);
+	if (fd < 0)
+		return fd;
+	data->fd = fd;
+	return 0;
+}
+
+static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
+				   unsigned long align, unsigned int heap_mask,
+				   unsigned int flags, int *handle)
+{
+	struct ion_handle *h;
+
+	h = ion_client_alloc(ctx->client, len, align, heap_mask, flags,
+			     handle);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	ctx->handle_id = *handle;
+	return 0;
+}
+
+static long ion_ioctl_alloc_legacy(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_allocation_data_legacy *data = arg;
+
+	return ion_ioctl_alloc_common(ctx, data->len, data->align,
+				      data->heap_id_mask, data->flags,
+				      &data->handle);
+}
+
+static long ion_ioctl_free(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_handle_data *data = arg;
+	struct ion_client *client = ctx->client;
+	struct ion_handle *handle;
+
+	mutex_lock(&client->lock);
+	handle = ion_handle_find(client, data->handle);
+	if (handle)
+		ion_handle_put(handle);
+	mutex_unlock(&client->lock);
+	return handle ? 0 : -EINVAL;
+}
+
+static long ion_ioctl_share(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_fd_data *data = arg;
+	struct ion_client *client = ctx->client;
+	struct ion_handle *handle;
+	struct dma_buf *dmabuf = NULL;
+	int fd;
+
+	mutex_lock(&client->lock);
+	handle = ion_handle_find(client, data->handle);
+	if (handle) {
+		dmabuf = handle->buffer->dmabuf;
+		get_dma_buf(dmabuf);
+	}
+	mutex_unlock(&client->lock);
+	if (!dmabuf)
+		return -EINVAL;
+	fd = ion_ioctl_prepare_fd(ctx, dmabuf);
+	if (fd < 0)
+		return fd;
+	data->fd = fd;
+	return 0;
+}
+
+static long ion_ioctl_import(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_fd_data *data = arg;
+	struct ion_handle *handle;
+
+	handle = ion_client_import(ctx->client, data->fd, &data->handle);
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	ctx->handle_id = data->handle;
+	return 0;
+}
+
+static long ion_ioctl_custom(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_custom_data *data = arg;
+
+	return ion_heap_custom_ioctl(ctx->client->dev, data->cmd, data->arg);
+}
+
+static long ion_ioctl_sync(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_fd_data *data = arg;
+
+	return ion_dmabuf_sync_fd(data->fd);
+}
+
+static long ion_ioctl_heap_query(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_heap_query *query = arg;
+
+	if (query->reserved0 || query->reserved1 || query->reserved2)
+		return -EINVAL;
+	return ion_heap_query(ctx->client->dev, u64_to_user_ptr(query->heaps),
+			      &query->cnt);
+}
+
+static long ion_ioctl_abi_version(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	*(u32 *)arg = ION_ABI_VERSION;
+	return 0;
+}
+
+/*
+ * The handle ABI's structs as a 32-bit process lays them out (size_t and
+ * unsigned long are 4 bytes there); all other structs are the same.
+ */
+struct ion_allocation_data_legacy32 {
+	u32 len;
+	u32 align;
+	u32 heap_id_mask;
+	u32 flags;
+	s32 handle;
+};
+
+struct ion_custom_data32 {
+	u32 cmd;
+	u32 arg;
+};
+
+#define ION_IOC_ALLOC_LEGACY32	_IOWR(ION_IOC_MAGIC, 0, \
+				      struct ion_allocation_data_legacy32)
+#define ION_IOC_CUSTOM32	_IOWR(ION_IOC_MAGIC, 6, struct ion_custom_data32)
+
+static long ion_ioctl_alloc_legacy32(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_allocation_data_legacy32 *data = arg;
+
+	return ion_ioctl_alloc_common(ctx, data->len, data->align,
+				      data->heap_id_mask, data->flags,
+				      &data->handle);
+}
+
+static long ion_ioctl_custom32(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_custom_data32 *data = arg;
+
+	return ion_heap_custom_ioctl(ctx->client->dev, data->cmd,
+				     (unsigned long)compat_ptr(data->arg));
+}
+
+/* Which callers a command is for. */
+#define ION_IOCTL_NATIVE	BIT(0)
+#define ION_IOCTL_COMPAT	BIT(1)
+#define ION_IOCTL_BOTH		(ION_IOCTL_NATIVE | ION_IOCTL_COMPAT)
+
+/**
+ * struct ion_ioctl_desc - one ioctl command
+ * @cmd:   the full command number; its size selects the ABI
+ * @fn:	   the handler; gets the argument copied in, fills it for copying
+ *	   out, returns >= 0 or -errno
+ * @flags: ION_IOCTL_NATIVE, ION_IOCTL_COMPAT
+ */
+struct ion_ioctl_desc {
+	unsigned int cmd;
+	long (*fn)(struct ion_ioctl_ctx *ctx, void *arg);
+	unsigned int flags;
+};
+
+static const struct ion_ioctl_desc ion_ioctls[] = {
+	{ ION_IOC_ALLOC, ion_ioctl_alloc, ION_IOCTL_BOTH },
+	{ ION_IOC_ALLOC_LEGACY, ion_ioctl_alloc_legacy, ION_IOCTL_NATIVE },
+	{ ION_IOC_ALLOC_LEGACY32, ion_ioctl_alloc_legacy32, ION_IOCTL_COMPAT },
+	{ ION_IOC_FREE, ion_ioctl_free, ION_IOCTL_BOTH },
+	{ ION_IOC_MAP, ion_ioctl_share, ION_IOCTL_BOTH },
+	{ ION_IOC_SHARE, ion_ioctl_share, ION_IOCTL_BOTH },
+	{ ION_IOC_IMPORT, ion_ioctl_import, ION_IOCTL_BOTH },
+	{ ION_IOC_CUSTOM, ion_ioctl_custom, ION_IOCTL_NATIVE },
+	{ ION_IOC_CUSTOM32, ion_ioctl_custom32, ION_IOCTL_COMPAT },
+	{ ION_IOC_SYNC, ion_ioctl_sync, ION_IOCTL_BOTH },
+	{ ION_IOC_HEAP_QUERY, ion_ioctl_heap_query, ION_IOCTL_BOTH },
+	{ ION_IOC_ABI_VERSION, ion_ioctl_abi_version, ION_IOCTL_BOTH },
+};
+
+/* Room for the largest argument (struct ion_allocation_data_legacy). */
+#define ION_IOCTL_MAX_SIZE	32
+
+static const struct ion_ioctl_desc *
+ion_ioctl_lookup(unsigned int cmd, unsigned int caller)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ion_ioctls); i++) {
+		if (ion_ioctls[i].cmd == cmd && (ion_ioctls[i].flags & caller))
+			return &ion_ioctls[i];
+	}
+	return NULL;
+}
+
+static long ion_ioctl_dispatch(struct file *file, unsigned int cmd,
+			       void __user *uarg, unsigned int caller)
+{
+	struct ion_ioctl_ctx ctx = { .client = file->private_data, .fd = -1 };
+	const struct ion_ioctl_desc *desc;
+	u64 data[ION_IOCTL_MAX_SIZE / sizeof(u64)] = { };
+	unsigned int size = _IOC_SIZE(cmd);
+	long ret;
+
+	desc = ion_ioctl_lookup(cmd, caller);
+	if (!desc || WARN_ON_ONCE(size > sizeof(data)))
+		return -ENOTTY;
+	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(data, uarg, size))
+		return -EFAULT;
+
+	ret = desc->fn(&ctx, data);
+	if (ret >= 0 && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, data, size))
+		ret = -EFAULT;
+	ion_ioctl_finish(&ctx, ret);
+	return ret;
+}
+
+/**
+ * ion_ioctl() - the unlocked_ioctl of /dev/ion
+ * @file: the caller's /dev/ion file; its private data is the client
+ * @cmd:  the command
+ * @arg:  the argument, a user pointer
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 or a value the command defines, -ENOTTY for an unknown
+ * command, -EFAULT for an unreadable or unwritable argument, or the
+ * command's -errno (Documentation/ion.rst lists them).
+ */
+long ion_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return ion_ioctl_dispatch(file, cmd, (void __user *)arg,
+				  ION_IOCTL_NATIVE);
+}
+
+/**
+ * ion_compat_ioctl() - the compat_ioctl of /dev/ion, for 32-bit callers
+ * @file: the caller's /dev/ion file
+ * @cmd:  the command, with the 32-bit layout's size in it
+ * @arg:  the argument, a 32-bit user pointer
+ *
+ * Context: Process context; sleeps.
+ * Return: as ion_ioctl().
+ */
+long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return ion_ioctl_dispatch(file, cmd, compat_ptr(arg), ION_IOCTL_COMPAT);
+}
