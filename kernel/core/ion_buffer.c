@@ -61,8 +61,19 @@ static void ion_stats_sub(struct ion_stats *st, u64 size)
 }
 
 /*
+ * Give a backed buffer its id and reserve its slot in the heap's buffer
+ * list, so that listing it once it is exported cannot fail.
+ */
+static int ion_buffer_reserve(struct ion_core_buffer *buffer)
+{
+	buffer->id = atomic64_inc_return(&buffer->dev->next_buffer_id);
+	return xa_reserve(&buffer->base.heap->core->buffers, buffer->id,
+			  GFP_KERNEL);
+}
+
+/*
  * Make a new, exported buffer live: counted (an allocation that succeeded)
- * and listed in its heap.
+ * and listed in its heap, in the slot ion_buffer_reserve() made.
  */
 static void ion_charge(struct ion_core_buffer *buffer)
 {
@@ -72,17 +83,18 @@ static void ion_charge(struct ion_core_buffer *buffer)
 	spin_lock(&dev->stats_lock);
 	ion_stats_add(&core->stats, buffer->base.size);
 	ion_stats_add(&dev->stats, buffer->base.size);
-	list_add_tail(&buffer->heap_node, &core->buffers);
 	spin_unlock(&dev->stats_lock);
+	xa_store(&core->buffers, buffer->id, buffer, GFP_KERNEL);
 }
 
+/* Unlisted first: debugfs may look at a listed buffer under the xa_lock. */
 static void ion_uncharge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
 
+	xa_erase(&core->buffers, buffer->id);
 	spin_lock(&dev->stats_lock);
-	list_del(&buffer->heap_node);
 	ion_stats_sub(&core->stats, buffer->base.size);
 	ion_stats_sub(&dev->stats, buffer->base.size);
 	spin_unlock(&dev->stats_lock);
@@ -272,18 +284,22 @@ ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
 	ret = ion_buffer_back(dev, buffer, req->heap_mask, req->heap);
 	if (ret)
 		goto err_free_buffer;
+	ret = ion_buffer_reserve(buffer);
+	if (ret)
+		goto err_free_backing;
 
 	dmabuf = ion_buffer_export(buffer, req->file_flags);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
-		goto err_free_backing;
+		goto err_release_slot;
 	}
 	buffer->dmabuf = dmabuf;
 	buffer->ino = file_inode(dmabuf->file)->i_ino;
-	buffer->id = atomic64_inc_return(&dev->next_buffer_id);
 	ion_charge(buffer);
 	return buffer;
 
+err_release_slot:
+	xa_release(&buffer->base.heap->core->buffers, buffer->id);
 err_free_backing:
 	ion_account_failure(dev, buffer->base.heap);
 	ion_buffer_free_backing(buffer);

@@ -7,8 +7,10 @@
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/pid.h>
+#include <linux/limits.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <uapi/linux/dma-buf.h>
 
 #include "ion_priv.h"
@@ -21,10 +23,11 @@
  * debugfs core makes removal wait for readers in progress, so a file's
  * heap or client is alive while it is read.  Buffers are named by their
  * id and dma-buf inode number, never by address.  Readers take only
- * spinlocks: &ion_device.stats_lock (summary, heaps/<name>) or a client's
- * handle table lock (clients/<name>), each held by writers for a few
- * instructions only, so reading never sleeps and never waits for an
- * allocation in progress.
+ * spinlocks, each for a bounded time: &ion_device.stats_lock for the
+ * counters (summary, the head of heaps/<name>), and the lock of the
+ * xarray a long view walks to copy one batch of entries (see "debugfs
+ * batches"), so reading never waits for an allocation in progress and
+ * delays one by one batch of copies at most.
  */
 
 static int ion_summary_show(struct seq_file *s, void *unused)
@@ -48,45 +51,151 @@ static int ion_summary_show(struct seq_file *s, void *unused)
 DEFINE_SHOW_ATTRIBUTE(ion_summary);
 
 /* The DMA_BUF_SET_NAME name of @dmabuf as one field: no blanks, or "-". */
-static void ion_debugfs_buffer_name(struct seq_file *s, struct dma_buf *dmabuf)
+static void ion_debugfs_buffer_name(struct dma_buf *dmabuf, char *name,
+				    size_t len)
 {
-	char name[DMA_BUF_NAME_LEN] = "";
 	char *p;
 
+	name[0] = '\0';
 	spin_lock(&dmabuf->name_lock);
 	if (dmabuf->name)
-		strscpy(name, dmabuf->name, sizeof(name));
+		strscpy(name, dmabuf->name, len);
 	spin_unlock(&dmabuf->name_lock);
 
 	for (p = name; *p; p++) {
 		if (!isgraph(*p))
 			*p = '_';
 	}
-	seq_puts(s, name[0] ? name : "-");
+	if (!name[0])
+		strscpy(name, "-", len);
 }
 
-static void ion_debugfs_heap_buffers(struct seq_file *s, struct ion_heap *heap)
-{
-	struct ion_heap_core *core = heap->core;
-	struct ion_core_buffer *buffer;
+/**
+ * DOC: debugfs batches
+ *
+ * The two long views, a heap's buffers and a client's handles, walk an
+ * xarray whose lock the allocation path takes too (&ion_heap_core.buffers,
+ * &ion_client.handles).  A reader takes that lock only to copy the fields
+ * of at most %ION_DEBUGFS_BATCH entries into its own buffer; it formats
+ * them after dropping the lock, then finds its place again by index
+ * (buffer id, handle id).  With 100 000 live buffers an allocation thus
+ * waits for one batch of copies at most, never for the walk or for the
+ * formatting, and a view taken while buffers come and go shows each entry
+ * that lived across the read once, in index order.  The seq_file position
+ * is the index of the batch's first entry plus one (0 is the header), so
+ * a reader that stops between read() calls resumes where it was.
+ */
+#define ION_DEBUGFS_BATCH	16
 
-	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\n");
-	spin_lock(&ion_dev.stats_lock);
-	list_for_each_entry(buffer, &core->buffers, heap_node) {
-		seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t",
-			   buffer->id, buffer->ino, buffer->base.size,
-			   buffer->base.flags, buffer->owner->name,
-			   atomic_read(&buffer->handle_count),
-			   READ_ONCE(buffer->attach_count));
-		ion_debugfs_buffer_name(s, buffer->dmabuf);
-		seq_putc(s, '\n');
+/* A heap's buffer, as heaps/<name> shows it. */
+struct ion_debugfs_buffer {
+	u64 id;
+	unsigned long ino;
+	size_t size;
+	unsigned long flags;
+	int handles;
+	unsigned int attachments;
+	char owner[ION_CLIENT_NAME_LEN];
+	char name[DMA_BUF_NAME_LEN];
+};
+
+/* A client's handle, as clients/<name> shows it. */
+struct ion_debugfs_handle {
+	int id;
+	unsigned int refcount;
+	u64 buffer;
+	unsigned long ino;
+	size_t size;
+	char heap[ION_MAX_HEAP_NAME];
+};
+
+union ion_debugfs_rec {
+	struct ion_debugfs_buffer buffer;
+	struct ion_debugfs_handle handle;
+};
+
+/**
+ * struct ion_debugfs_iter - a reader of a long view
+ * @obj:   the heap or client the file shows
+ * @xa:	   the xarray walked
+ * @copy:  copies an entry of @xa into a record, under @xa's lock
+ * @next:  index of the entry after the batch in @recs
+ * @n:	   records in @recs
+ * @recs:  the batch, copied under @xa's lock and shown after it
+ */
+struct ion_debugfs_iter {
+	void *obj;
+	struct xarray *xa;
+	void (*copy)(union ion_debugfs_rec *rec, void *entry);
+	unsigned long next;
+	unsigned int n;
+	union ion_debugfs_rec recs[ION_DEBUGFS_BATCH];
+};
+
+/* Copy the batch of entries from index @pos - 1 on; NULL when none. */
+static void *ion_debugfs_batch(struct ion_debugfs_iter *it, loff_t pos)
+{
+	XA_STATE(xas, it->xa, pos - 1);
+	void *entry;
+
+	it->n = 0;
+	xa_lock(it->xa);
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		if (xas_retry(&xas, entry))
+			continue;
+		it->copy(&it->recs[it->n++], entry);
+		if (it->n == ION_DEBUGFS_BATCH)
+			break;
 	}
-	spin_unlock(&ion_dev.stats_lock);
+	xa_unlock(it->xa);
+	it->next = xas.xa_index + 1;
+	return it->n ? it : NULL;
 }
 
-static int ion_heap_show(struct seq_file *s, void *unused)
+static void *ion_debugfs_start(struct seq_file *s, loff_t *pos)
 {
-	struct ion_heap *heap = s->private;
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	if (*pos == LLONG_MAX)
+		return NULL;
+	return ion_debugfs_batch(s->private, *pos);
+}
+
+static void *ion_debugfs_next(struct seq_file *s, void *v, loff_t *pos)
+{
+	struct ion_debugfs_iter *it = s->private;
+
+	if (v == SEQ_START_TOKEN)
+		*pos = 1;
+	else if (it->next && it->next < LLONG_MAX)
+		*pos = it->next + 1;
+	else
+		*pos = LLONG_MAX;	/* the last index was taken */
+	return *pos == LLONG_MAX ? NULL : ion_debugfs_batch(it, *pos);
+}
+
+static void ion_debugfs_stop(struct seq_file *s, void *v)
+{
+}
+
+static int ion_debugfs_open_iter(struct file *file,
+				 const struct seq_operations *ops, void *obj,
+				 struct xarray *xa,
+				 void (*copy)(union ion_debugfs_rec *, void *))
+{
+	struct ion_debugfs_iter *it;
+
+	it = __seq_open_private(file, ops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->obj = obj;
+	it->xa = xa;
+	it->copy = copy;
+	return 0;
+}
+
+static void ion_heap_show_header(struct seq_file *s, struct ion_heap *heap)
+{
 	struct ion_stats st;
 
 	ion_stats_read(&ion_dev, heap, &st);
@@ -101,31 +210,70 @@ static int ion_heap_show(struct seq_file *s, void *unused)
 	if (heap->ops->debug_show)
 		heap->ops->debug_show(heap, s);
 	seq_putc(s, '\n');
-	ion_debugfs_heap_buffers(s, heap);
+	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\n");
+}
+
+/* Under the heap's buffers lock, which keeps @entry from being released. */
+static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
+{
+	struct ion_debugfs_buffer *r = &rec->buffer;
+	struct ion_core_buffer *buffer = entry;
+
+	r->id = buffer->id;
+	r->ino = buffer->ino;
+	r->size = buffer->base.size;
+	r->flags = buffer->base.flags;
+	r->handles = atomic_read(&buffer->handle_count);
+	r->attachments = READ_ONCE(buffer->attach_count);
+	strscpy(r->owner, buffer->owner->name, sizeof(r->owner));
+	ion_debugfs_buffer_name(buffer->dmabuf, r->name, sizeof(r->name));
+}
+
+static int ion_heap_show(struct seq_file *s, void *v)
+{
+	struct ion_debugfs_iter *it = s->private;
+	const struct ion_debugfs_buffer *r;
+	unsigned int i;
+
+	if (v == SEQ_START_TOKEN) {
+		ion_heap_show_header(s, it->obj);
+		return 0;
+	}
+	for (i = 0; i < it->n; i++) {
+		r = &it->recs[i].buffer;
+		seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\n",
+			   r->id, r->ino, r->size, r->flags, r->owner,
+			   r->handles, r->attachments, r->name);
+	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(ion_heap);
 
-static void ion_debugfs_client_handles(struct seq_file *s,
-				       struct ion_client *client)
+static const struct seq_operations ion_heap_sops = {
+	.start = ion_debugfs_start,
+	.next = ion_debugfs_next,
+	.stop = ion_debugfs_stop,
+	.show = ion_heap_show,
+};
+
+static int ion_heap_open(struct inode *inode, struct file *file)
 {
-	struct ion_handle *handle;
-	unsigned long id;
+	struct ion_heap *heap = inode->i_private;
 
-	lockdep_assert_held(&client->handles.xa_lock);
-	seq_puts(s, "handle\tbuffer\tino\tsize\theap\trefcount\n");
-	xa_for_each(&client->handles, id, handle) {
-		struct ion_core_buffer *buffer = handle->buffer;
-
-		seq_printf(s, "%d\t%llu\t%lu\t%zu\t%s\t%u\n", handle->id,
-			   buffer->id, buffer->ino, buffer->base.size,
-			   buffer->base.heap->name, kref_read(&handle->ref));
-	}
+	return ion_debugfs_open_iter(file, &ion_heap_sops, heap,
+				     &heap->core->buffers, ion_heap_copy);
 }
 
-static int ion_client_show(struct seq_file *s, void *unused)
+static const struct file_operations ion_heap_fops = {
+	.owner = THIS_MODULE,
+	.open = ion_heap_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
+
+static void ion_client_show_header(struct seq_file *s,
+				   struct ion_client *client)
 {
-	struct ion_client *client = s->private;
 	const struct ion_client_heap_stat *st;
 	int i;
 
@@ -141,12 +289,66 @@ static int ion_client_show(struct seq_file *s, void *unused)
 			seq_printf(s, "heap %s: %u %llu\n", st->name,
 				   st->handles, st->bytes);
 	}
-	seq_putc(s, '\n');
-	ion_debugfs_client_handles(s, client);
 	xa_unlock(&client->handles);
+	seq_putc(s, '\n');
+	seq_puts(s, "handle\tbuffer\tino\tsize\theap\trefcount\n");
+}
+
+/* Under the handle table's lock, which keeps @entry and its buffer alive. */
+static void ion_client_copy(union ion_debugfs_rec *rec, void *entry)
+{
+	struct ion_debugfs_handle *r = &rec->handle;
+	struct ion_handle *handle = entry;
+	struct ion_core_buffer *buffer = handle->buffer;
+
+	r->id = handle->id;
+	r->refcount = kref_read(&handle->ref);
+	r->buffer = buffer->id;
+	r->ino = buffer->ino;
+	r->size = buffer->base.size;
+	strscpy(r->heap, buffer->base.heap->name, sizeof(r->heap));
+}
+
+static int ion_client_show(struct seq_file *s, void *v)
+{
+	struct ion_debugfs_iter *it = s->private;
+	const struct ion_debugfs_handle *r;
+	unsigned int i;
+
+	if (v == SEQ_START_TOKEN) {
+		ion_client_show_header(s, it->obj);
+		return 0;
+	}
+	for (i = 0; i < it->n; i++) {
+		r = &it->recs[i].handle;
+		seq_printf(s, "%d\t%llu\t%lu\t%zu\t%s\t%u\n", r->id, r->buffer,
+			   r->ino, r->size, r->heap, r->refcount);
+	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(ion_client);
+
+static const struct seq_operations ion_client_sops = {
+	.start = ion_debugfs_start,
+	.next = ion_debugfs_next,
+	.stop = ion_debugfs_stop,
+	.show = ion_client_show,
+};
+
+static int ion_client_open(struct inode *inode, struct file *file)
+{
+	struct ion_client *client = inode->i_private;
+
+	return ion_debugfs_open_iter(file, &ion_client_sops, client,
+				     &client->handles, ion_client_copy);
+}
+
+static const struct file_operations ion_client_fops = {
+	.owner = THIS_MODULE,
+	.open = ion_client_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
 
 /**
  * ion_debugfs_init() - create /sys/kernel/debug/ion and its summary

@@ -30,18 +30,22 @@
  *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,
  *   which also creates and removes the nodes' devices under it.  Taken
  *   with no other core lock held.
- * - &ion_device.stats_lock (spinlock): all accounting and every heap's
- *   buffer list.  Innermost; never held across anything that sleeps.
+ * - &ion_device.stats_lock (spinlock): all accounting.  Innermost; never
+ *   held across anything that sleeps.
  *
+ * - the xa_lock of &ion_heap_core.buffers (spinlock): a heap's live
+ *   buffers by id; taken alone, by the buffer's creation and release and
+ *   by debugfs.
  * - the xa_lock of &ion_client.handles (spinlock), inside
  *   &ion_client.lock: stores and erases in the handle table together with
  *   the client's accounting, so that debugfs sees them consistent.
  *
- * debugfs takes only spinlocks: &ion_device.stats_lock (summary,
- * heaps/<name>) or a client's handle table lock (clients/<name>).  Neither
- * is held while anything allocates, frees or maps memory, so reading
- * debugfs never sleeps, never waits for an allocation and never delays
- * one.
+ * debugfs takes only spinlocks, and each for a bounded time:
+ * &ion_device.stats_lock to copy counters, and the xarray lock of the
+ * view it walks for one batch of entries (ion_debugfs.c, "debugfs
+ * batches").  It never holds a lock while anything allocates, frees or
+ * maps memory, so reading debugfs never sleeps, never waits for an
+ * allocation and delays one by one batch at most.
  *
  * dma_buf_put() may run under &ion_client.lock: the last put of a dma-buf
  * file is deferred by the VFS (task work or a workqueue), so a buffer is

@@ -96,7 +96,7 @@ int ion_device_add_heap(struct ion_heap *heap)
 	core = kzalloc(sizeof(*core), GFP_KERNEL);
 	if (!core)
 		return -ENOMEM;
-	INIT_LIST_HEAD(&core->buffers);
+	xa_init(&core->buffers);
 
 	percpu_down_write(&dev->heap_lock);
 	ret = ion_heap_insert(dev, heap);
@@ -152,8 +152,9 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	list_del(&heap->node);
 	spin_lock(&dev->stats_lock);
 	dev->heap_count--;
-	WARN_ON_ONCE(!list_empty(&core->buffers));
 	spin_unlock(&dev->stats_lock);
+	WARN_ON_ONCE(!xa_empty(&core->buffers));
+	xa_destroy(&core->buffers);
 	heap->core = NULL;
 	percpu_up_write(&dev->heap_lock);
 	kfree(core);

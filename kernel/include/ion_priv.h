@@ -59,8 +59,11 @@ struct ion_stats {
 /**
  * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
  * @stats:   the heap's accounting, under &ion_device.stats_lock
- * @buffers: live buffers from this heap (&ion_core_buffer.heap_node),
- *	     under &ion_device.stats_lock
+ * @buffers: live buffers from this heap by buffer id; its xa_lock
+ *	     protects it, and a buffer is erased from it (under that lock)
+ *	     before it is freed, so a debugfs reader holding the lock may
+ *	     look at the buffers it finds.  Readers hold it for a bounded
+ *	     batch of entries only (ion_debugfs.c)
  * @debugfs: the heap's file in heaps/
  * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
  *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
@@ -70,7 +73,7 @@ struct ion_stats {
  */
 struct ion_heap_core {
 	struct ion_stats stats;
-	struct list_head buffers;
+	struct xarray buffers;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
 };
@@ -90,8 +93,8 @@ struct ion_heap_core {
  *		  last reference of a client is dropped under it
  * @clients:	  every live client, user and kernel
  * @client_count: entries in @clients
- * @stats_lock:	  protects @stats, every heap's &ion_heap_core; a spinlock
- *		  that is never held across anything that sleeps
+ * @stats_lock:	  protects @stats and every heap's &ion_heap_core.stats; a
+ *		  spinlock that is never held across anything that sleeps
  * @stats:	  totals over all heaps
  * @next_buffer_id: last buffer id handed out
  * @debug_root:	  /sys/kernel/debug/ion
@@ -109,7 +112,7 @@ struct ion_device {
 	struct list_head clients;
 	unsigned int client_count;
 
-	spinlock_t stats_lock;		/* all accounting, heap buffer lists */
+	spinlock_t stats_lock;		/* all accounting */
 	struct ion_stats stats;
 	atomic64_t next_buffer_id;
 
@@ -136,8 +139,6 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @dev:	  the device
  * @id:		  global buffer id, shown in debugfs
  * @dmabuf:	  the one dma-buf of this buffer
- * @heap_node:	  entry in the heap's buffer list, under
- *		  &ion_device.stats_lock
  * @ino:	  inode number of the dma-buf's file, shown in debugfs
  * @owner:	  name of the client that allocated it (a reference: the
  *		  buffer may outlive the client)
@@ -166,7 +167,6 @@ struct ion_core_buffer {
 	struct ion_device *dev;
 	u64 id;
 	struct dma_buf *dmabuf;
-	struct list_head heap_node;
 	unsigned long ino;
 	struct ion_owner *owner;
 	atomic_t handle_count;

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * debugfs never stalls the allocation path (ion_debugfs.c, "debugfs
+ * batches"): with 100 000 buffers live, one process reads heaps/system
+ * over and over while another allocates and frees 4 KiB buffers through
+ * /dev/dma_heap/ion-system, whose path takes the heap's list lock that the
+ * view walks.  Blocks with a reader and blocks with no reader process at
+ * all alternate (a reader is forked for each loaded block and reaped after
+ * it), so both sides of the ratio come from the same minutes of the run;
+ * the allocation latency's 99th percentile with the reader running must
+ * stay within 2x of the one without.  The views must also be whole: each
+ * of our 100 000 buffers and handles listed exactly once, in id order.
+ */
+#include <linux/dma-heap.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "ion_test_util.h"
+
+#define BUFFERS		100000
+#define BLOCKS		10	/* per side */
+#define PER_BLOCK	200	/* allocations per block */
+#define SAMPLES		(BLOCKS * PER_BLOCK)
+
+/* What the reader did, in memory shared with it. */
+struct reader_stats {
+	volatile long passes;
+	volatile long long bytes;
+};
+
+static char heap_path[256], client_path[256];
+
+/* Rows of a view whose column @col (0-based) equals @want; ascending @key. */
+static long count_rows(const char *text, int col, const char *want,
+		       int keycol, int *ordered)
+{
+	long long last = -1;
+	long rows = 0;
+	const char *line;
+
+	*ordered = 1;
+	line = strstr(text, "\n\n");
+	if (!line)
+		return -1;
+	line = strchr(line + 2, '\n');	/* skip the column header */
+	while (line && *++line) {
+		char field[128];
+		const char *p = line;
+		long long key = -1;
+		int c;
+
+		for (c = 0; p && c <= (col > keycol ? col : keycol); c++) {
+			size_t n = strcspn(p, "\t\n");
+
+			snprintf(field, sizeof(field), "%.*s", (int)n, p);
+			if (c == keycol)
+				key = atoll(field);
+			if (c == col && !strcmp(field, want)) {
+				rows++;
+				if (key <= last)
+					*ordered = 0;
+				last = key;
+			}
+			p = p[n] == '\t' ? p + n + 1 : NULL;
+		}
+		line = strchr(line, '\n');
+	}
+	return rows;
+}
+
+/* Read heaps/system from start to end, over and over, counting bytes. */
+static void reader(struct reader_stats *st)
+{
+	static char buf[65536];
+
+	for (;;) {
+		int fd = open(heap_path, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			_exit(1);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			st->bytes += n;
+		close(fd);
+		st->passes++;
+	}
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* PER_BLOCK allocations and frees through the node @hfd, timed into @out. */
+static int time_block(int hfd, long long *out)
+{
+	int i;
+
+	for (i = 0; i < PER_BLOCK; i++) {
+		struct dma_heap_allocation_data d = {
+			.len = 4096, .fd_flags = O_RDWR | O_CLOEXEC,
+		};
+		long long t0 = now_ns();
+
+		if (it_ioctl(hfd, DMA_HEAP_IOCTL_ALLOC, &d))
+			return -1;
+		close(d.fd);
+		out[i] = now_ns() - t0;
+	}
+	return 0;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static long long p99(long long *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_ll);
+	return v[n * 99 / 100];
+}
+
+static void check_views(const char *client)
+{
+	char *text = NULL;
+	int ordered;
+	long rows;
+
+	rows = it_read_file(heap_path, &text) > 0 ?
+	       count_rows(text, 4, client, 0, &ordered) : -1;
+	tap_ok(rows == BUFFERS && ordered,
+	       "heaps/system lists each of our %d buffers once, by id",
+	       BUFFERS);
+	if (rows != BUFFERS || !ordered)
+		tap_diag("%ld rows of ours, %s", rows,
+			 ordered ? "in order" : "out of order");
+	free(text);
+	text = NULL;
+	rows = it_read_file(client_path, &text) > 0 ?
+	       count_rows(text, 4, ION_SYSTEM_HEAP_NAME, 0, &ordered) : -1;
+	tap_ok(rows == BUFFERS && ordered,
+	       "clients/<ours> lists each of our %d handles once, by id",
+	       BUFFERS);
+	if (rows != BUFFERS || !ordered)
+		tap_diag("%ld rows, %s", rows, ordered ? "in order" : "out of order");
+	free(text);
+}
+
+static int allocate_all(int fd)
+{
+	ion_user_handle_t h;
+	int i, ret;
+
+	for (i = 0; i < BUFFERS; i++) {
+		ret = it_alloc_handle(fd, 4096, 0, ION_HEAP_SYSTEM_MASK,
+				      ION_FLAG_CACHED, &h);
+		if (ret) {
+			tap_diag("allocation %d: %s", i, strerror(-ret));
+			return i;
+		}
+	}
+	return i;
+}
+
+int main(void)
+{
+	static long long base[SAMPLES], load[SAMPLES];
+	struct reader_stats *st;
+	long long t0, pb, pl;
+	long long bytes_loaded = 0;
+	char client[64];
+	struct it_heaps hs;
+	int fd, hfd, b, err = 0;
+	pid_t pid;
+
+	fd = it_setup(&hs);
+	it_client_name(client, sizeof(client));
+	snprintf(heap_path, sizeof(heap_path), IT_DEBUGFS "/heaps/%s",
+		 ION_SYSTEM_HEAP_NAME);
+	snprintf(client_path, sizeof(client_path), IT_DEBUGFS "/clients/%s",
+		 client);
+
+	hfd = open("/dev/dma_heap/ion-system", O_RDONLY | O_CLOEXEC);
+	if (hfd < 0)
+		return tap_ok(0, "open /dev/dma_heap/ion-system"), tap_exit();
+	t0 = it_now_ms();
+	tap_ok(allocate_all(fd) == BUFFERS, "%d buffers of 4 KiB live",
+	       BUFFERS);
+	tap_diag("allocated in %lld ms", it_now_ms() - t0);
+	check_views(client);
+
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		return tap_ok(0, "shared page"), tap_exit();
+	for (b = 0; b < 2 * BLOCKS && !err; b++) {
+		long long *out = b & 1 ? &load[b / 2 * PER_BLOCK] :
+				 &base[b / 2 * PER_BLOCK];
+		long long before = st->bytes;
+
+		if (!(b & 1)) {
+			err = time_block(hfd, out);
+			continue;
+		}
+		pid = fork();
+		if (pid == 0) {
+			reader(st);
+			_exit(0);
+		}
+		usleep(50000);	/* the reader is well into a pass */
+		err = time_block(hfd, out);
+		bytes_loaded += st->bytes - before;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);	/* out of the kernel for good */
+	}
+
+	tap_ok(!err, "%d timed allocations each with and without a reader",
+	       SAMPLES);
+	tap_ok(bytes_loaded > 0,
+	       "the reader read the views while we allocated");
+	tap_diag("reader: %ld passes, %lld bytes during the loaded blocks",
+		 st->passes, bytes_loaded);
+	if (!err) {
+		pb = p99(base, SAMPLES);
+		pl = p99(load, SAMPLES);
+		tap_ok(pl <= 2 * pb,
+		       "allocation p99 while debugfs is read is within 2x of without");
+		tap_diag("p99: %lld ns without a reader, %lld ns with (%.2fx)",
+			 pb, pl, (double)pl / (double)pb);
+	}
+	close(hfd);
+	close(fd);
+	return tap_exit();
+}
