@@ -24,10 +24,11 @@
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
  * back to them with the chunks.  When the pools cannot cover a large
- * buffer, idle CPUs help fill it (ion_parallel.c): the zeroing of its
- * fresh chunks, most of the cost, is shared out.  The pools zero freed
- * chunks on their worker thread (or give them back to the buddy
- * allocator: when full, or for an isolated free of a small cached buffer).
+ * buffer, idle CPUs may help fill it (ion_parallel.c, opt-in with the
+ * parallel_helpers parameter): the zeroing of its fresh chunks, most of
+ * the cost, is shared out.  The pools zero freed chunks on their worker
+ * thread (or give them back to the buddy allocator: when full, or for an
+ * isolated free of a small cached buffer).
  *
  * User mappings need nothing here: the core remaps each chunk with one
  * remap_pfn_range(), so touching a mapped buffer takes no page faults.
