@@ -10,6 +10,8 @@
  * in line and back; arm64 keeps a cacheable linear map and cleans and
  * invalidates the pages' cache lines instead.  The implementation lives in
  * ion_cache_<arch>.c, other architectures get the no-op stubs below.
+ * Every heap gives uncached pages back through ion_cache_restore_or_leak()
+ * (ion_cache.c), which leaks, with a warning, what stays write-combined.
  */
 #ifndef _ION_CACHE_H
 #define _ION_CACHE_H
@@ -31,5 +33,7 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 	return 0;
 }
 #endif
+
+bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name);
 
 #endif /* _ION_CACHE_H */

@@ -133,11 +133,8 @@ static void ion_carveout_free(struct ion_buffer *buffer)
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;
 
-	if (!(buffer->flags & ION_FLAG_CACHED) && ion_cache_set_cached(sgt))
-		/* Pages left write-combined must not be reused: leak them. */
-		pr_warn_ratelimited("ion: %s: cannot restore %u bytes to write-back, leaking them\n",
-				    buffer->heap->name, sg->length);
-	else
+	if ((buffer->flags & ION_FLAG_CACHED) ||
+	    ion_cache_restore_or_leak(sgt, buffer->heap->name))
 		gen_pool_free(co->pool, page_to_phys(sg_page(sg)), sg->length);
 }
 

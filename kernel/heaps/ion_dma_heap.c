@@ -196,11 +196,7 @@ static void ion_dma_free(struct ion_buffer *buffer)
 	if (db->page) {
 		dma_free_pages(dev, buffer->size, db->page, db->dma,
 			       DMA_BIDIRECTIONAL);
-	} else if (ion_cache_set_cached(&db->sgt)) {
-		/* Pages left write-combined must not be reused: leak them. */
-		pr_warn_ratelimited("ion: %s: cannot restore %zu bytes to write-back, leaking them\n",
-				    buffer->heap->name, buffer->size);
-	} else {
+	} else if (ion_cache_restore_or_leak(&db->sgt, buffer->heap->name)) {
 		dma_free_attrs(dev, buffer->size, db->cookie, db->dma,
 			       db->attrs);
 	}

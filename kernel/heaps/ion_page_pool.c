@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion heaps: pools of clean pages and their deferred zeroing - the
- * allocation and free paths.  The shrinker, debugfs, creation and teardown
- * are in ion_page_pool_shrink.c.
+ * ion heaps: pools of clean chunks, their cap and their shrinker - the
+ * bottom of the page pools (see ion_page_pool.h for the layers).
  */
 
 /**
@@ -11,7 +10,9 @@
  * The Debian kernel zeroes every page it hands out (init_on_alloc=1), so a
  * cold allocation costs at least a memset of the buffer.  A set of page
  * pools keeps the chunks of freed buffers, zeroed again, so the next
- * allocation of that size costs only taking them off a list.
+ * allocation of that size costs only taking them off a list.  How a freed
+ * chunk gets there is the layers' above: ion_chunk_pool.c decides whether
+ * it is pooled at all, ion_pool_zero.c zeroes it on a worker thread.
  *
  * There is one pool per chunk order and cache mode.  Cached and uncached
  * chunks are kept apart: an uncached chunk keeps the write-combined
@@ -20,118 +21,94 @@
  * cached buffer never gets a write-combined page.  A pool holds clean
  * chunks only: zeroed, and for uncached ones with no dirty CPU cache line.
  *
- * Freeing is deferred: the free of a buffer only queues its chunks for
- * the worker (a kthread of its own, in SCHED_IDLE), which zeroes them
- * and then adds them to their pool.  A buffer of several chunks has an sg
- * table the pools allocated (ion_page_pools_alloc_table()); its free puts
- * the whole table on a lock-free list, touching none of the chunks'
- * struct pages, and the worker takes the chunks off the table and frees
- * it.  The one chunk of a small buffer (whose table lives in the buffer,
- * ion_buffer_one_chunk()) goes on the worker's list itself.  Nobody can
- * see a chunk between its free and its pooling, so no user ever sees a
- * previous user's data.  The allocation path never zeroes pool chunks;
- * the chunks it takes from the buddy allocator instead are
- * zeroed there (init_on_alloc, or __GFP_ZERO, which then costs nothing
- * extra).
- *
- * The worker must not cost the tasks that allocate.  Zeroing is for
- * idle time: in SCHED_IDLE the worker yields to any other task that
- * wakes on its CPU, and the scheduler gives it an idle CPU when there is
- * one (an unbound kworker at nice 0 often preempted the freeing task on
- * its own CPU, so that a 1 MiB close() took the zeroing of 1 MiB with it;
- * at nice 19 it still took a whole slice now and then).  Waking it is not
- * free either: a wake-up of an idle CPU cost more than everything else a
- * 4 KiB free does, in the bench's measurements (tens of microseconds,
- * milliseconds at p90, under TCG).  So a free never wakes it: it is
- * queued with a short delay (ION_POOL_DELAY_MS), and a timer wakes it
- * once for a whole burst of frees.  Until then the pages are neither
- * pooled nor lost: they are counted in deferred_free_bytes, and an
- * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
- * as without pools.  An isolated free of a small cached buffer (at most
- * ION_POOL_ISOLATED_PAGES, 64 KiB; the first free after ION_POOL_DELAY_MS
- * without any, while no chunk waits for the worker) does not even arm the
- * timer: its chunks go straight back to the buddy allocator, unzeroed, as
- * without pools, because the timer and the wake-up it leads to cost more
- * than zeroing 64 KiB saves the next allocation.  Frees that come in a
- * burst (within ION_POOL_DELAY_MS of each other: a loop that allocates
- * and frees, a process releasing its buffers) are pooled whatever their
- * size, and so are uncached chunks, whose reuse also saves a change of
- * the linear map's attributes.  When the CPUs are busy
- * the pools simply refill more slowly, and the shrinker can take the
- * waiting chunks back.
- *
- * Zeroing.  Cached chunks are cleared page by page with clear_highpage()
- * (kmap_local_page(), i.e. the linear map on 64-bit, and clear_page()).
- * Uncached chunks are zeroed through a temporary write-combined vmap of
- * the chunk, then wmb() drains the write-combining buffers.  On x86 that
- * matches the chunk's write-combined linear map, so PAT sees no
- * conflicting alias (a write-back alias of a WC page is not allowed
- * there), the stores stream to memory without a cache flush, and the
- * attribute is not flipped to write-back and back (each flip is a TLB
- * shootdown plus a flush of the chunk from the caches).  Where the linear
- * map stays cacheable (arm64), the non-cacheable alias leaves no dirty
- * line behind either, which is all an uncached buffer needs; zeroing
- * through the linear map would instead dirty the caches and need a clean
- * afterwards.  Writing through a write-combined mapping is only slow for
- * reads and partial lines; a memset writes whole lines.
- *
- * Caps.  Chunks are only deferred (and so pooled) while the pools plus
- * the chunks waiting for the worker stay within pool_max_mb (and at most
- * an eighth of RAM); beyond that a freed chunk goes straight back to the
- * buddy allocator, unzeroed, as it did without pools (an uncached one
- * restored to write-back first), except that an uncached chunk first
- * makes room by giving back cached pooled ones, which costs nothing.
- * Lowering pool_max_mb trims the pools at the next free (the worker does
- * it).
+ * Caps.  The pools plus the chunks waiting to be zeroed stay within
+ * pool_max_mb (and at most an eighth of RAM), ion_page_pools_cap(); the
+ * free policy enforces it.
  *
  * The shrinker counts pooled pages and those waiting to be zeroed; under
  * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
  * chunks, cached pools first (cheap), then uncached ones (they must return
  * to write-back, which sleeps, so only when the reclaim context may
  * block), largest orders first, and then chunks still waiting for the
- * worker (unzeroed, as any freed page goes back).  It keeps the default
- * seeks: with seeks = 0 reclaim would only ever ask for half of the pools
- * per call, and drop_caches would leave the last few pages behind.
- *
- * ion_page_pools_destroy() unregisters the shrinker, drains the worker and
- * frees every chunk, so nothing is left behind when ion.ko unloads.
+ * worker (unzeroed, as any freed page goes back).  Those belong to the
+ * layer above, which hands the shrinker a struct ion_page_pools_reclaim
+ * (a count and a scan callback) when it starts it: a callback registered
+ * downwards, so that nothing here calls up.  It keeps the default seeks:
+ * with seeks = 0 reclaim would only ever ask for half of the pools per
+ * call, and drop_caches would leave the last few pages behind.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
-#include <linux/highmem.h>
-#include <linux/jiffies.h>
 #include <linux/list.h>
-#include <linux/llist.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
-#include <linux/sizes.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/timer.h>
-#include <linux/vmalloc.h>
-#include <linux/kthread.h>
 
 #include "ion_cache.h"
-#include "ion_heap.h"
 #include "ion_page_pool.h"
-#include "ion_page_pool_priv.h"
-
-/* How long after a free the worker starts (one wake-up per burst). */
-#define ION_POOL_DELAY_MS	10
-
-/* The largest cached buffer an isolated free does not pool, in pages. */
-#define ION_POOL_ISOLATED_PAGES	(SZ_64K >> PAGE_SHIFT)
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
 MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
 
-/* The cap on pooled plus deferred pages. */
-unsigned long ion_pool_cap_pages(void)
+/**
+ * struct ion_page_pool - clean chunks of one order and cache mode
+ * @lock:   protects @chunks and @count
+ * @chunks: the chunks, linked by page->lru, most recently added first
+ * @count:  number of chunks on @chunks (read locklessly for statistics)
+ * @order:  order of every chunk, set at creation
+ */
+struct ion_page_pool {
+	spinlock_t lock;	/* protects @chunks and @count */
+	struct list_head chunks;
+	unsigned long count;
+	unsigned int order;
+};
+
+/**
+ * struct ion_page_pools - the pools of one heap
+ * @name:	  the heap's short name, for the shrinker and messages
+ * @norders:	  orders served, largest first
+ * @index:	  the index in @pool of each order, -1 for orders not served
+ * @pool:	  the pools, [cached][index of the order]
+ * @pool_pages:	  pages in all pools
+ * @shrink_count: shrinker scans that freed something
+ * @shrunk_pages: pages the shrinker freed
+ * @shrinker:	  gives pooled pages back under memory pressure; NULL once
+ *		  stopped
+ * @reclaim:	  the layer above's chunks on their way to the pools, set
+ *		  before @shrinker is registered
+ * @reclaim_data: their callbacks' argument
+ *
+ * Lives from ion_page_pools_create() to ion_page_pools_destroy().
+ */
+struct ion_page_pools {
+	const char *name;
+	unsigned int norders;
+	s8 index[MAX_PAGE_ORDER + 1];
+	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
+	atomic_long_t pool_pages;
+	atomic_long_t shrink_count;
+	atomic_long_t shrunk_pages;
+	struct shrinker *shrinker;
+	const struct ion_page_pools_reclaim *reclaim;
+	void *reclaim_data;
+};
+
+/**
+ * ion_page_pools_cap() - the cap on pooled plus deferred pages
+ *
+ * Context: any.
+ * Return: pool_max_mb in pages, at most an eighth of RAM.
+ */
+unsigned long ion_page_pools_cap(void)
 {
 	unsigned long cap = (unsigned long)READ_ONCE(pool_max_mb) <<
 			    (20 - PAGE_SHIFT);
@@ -139,19 +116,31 @@ unsigned long ion_pool_cap_pages(void)
 	return min(cap, totalram_pages() / 8);
 }
 
-static int ion_pool_index(const struct ion_page_pools *pools,
-			  unsigned int order)
+/* The pool of @order and cache mode, or NULL for an order not served. */
+static struct ion_page_pool *ion_pool_of(struct ion_page_pools *pools,
+					 unsigned int order, bool cached)
 {
-	unsigned int i;
-
-	for (i = 0; i < pools->norders; i++)
-		if (pools->pool[0][i].order == order)
-			return i;
-	return -1;
+	if (order > MAX_PAGE_ORDER || pools->index[order] < 0)
+		return NULL;
+	return &pools->pool[cached][pools->index[order]];
 }
 
-void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
-		  struct page *page)
+/**
+ * ion_page_pools_serves() - whether the pools keep chunks of @order
+ * @pools: the pools
+ * @order: a chunk order
+ *
+ * Context: any.
+ * Return: true for one of the orders the pools were created with.
+ */
+bool ion_page_pools_serves(const struct ion_page_pools *pools,
+			   unsigned int order)
+{
+	return order <= MAX_PAGE_ORDER && pools->index[order] >= 0;
+}
+
+static void ion_pool_add(struct ion_page_pools *pools,
+			 struct ion_page_pool *pool, struct page *page)
 {
 	spin_lock(&pool->lock);
 	list_add(&page->lru, &pool->chunks);
@@ -160,11 +149,12 @@ void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-struct page *ion_pool_take(struct ion_page_pools *pools,
-			   struct ion_page_pool *pool)
+static struct page *ion_pool_take(struct ion_page_pools *pools,
+				  struct ion_page_pool *pool)
 {
 	struct page *page;
 
+	/* Empty (as after drop_caches): no lock. */
 	if (!READ_ONCE(pool->count))
 		return NULL;
 	spin_lock(&pool->lock);
@@ -177,468 +167,6 @@ struct page *ion_pool_take(struct ion_page_pools *pools,
 	if (page)
 		atomic_long_sub(1L << pool->order, &pools->pool_pages);
 	return page;
-}
-
-/*
- * Give a chunk back to the buddy allocator, an uncached one restored to
- * write-back first.  False when that failed: the chunk is still
- * write-combined and must not go back.
- */
-bool ion_pool_release(struct page *page, unsigned int order, bool cached)
-{
-	struct scatterlist sg;
-	struct sg_table one = { .sgl = &sg, .nents = 1, .orig_nents = 1 };
-
-	if (!cached) {
-		sg_init_table(&sg, 1);
-		sg_set_page(&sg, page, PAGE_SIZE << order, 0);
-		if (ion_cache_set_cached(&one))
-			return false;
-	}
-	__free_pages(page, order);
-	return true;
-}
-
-static void ion_pool_zero_cached(struct page *page, unsigned int order)
-{
-	unsigned long i;
-
-	for (i = 0; i < 1UL << order; i++)
-		clear_highpage(page + i);
-}
-
-/* Zero a write-combined chunk through a write-combined alias. */
-static int ion_pool_zero_uncached(struct ion_page_pools *pools,
-				  struct page *page, unsigned int order)
-{
-	unsigned int i, n = 1U << order;
-	void *vaddr;
-
-	for (i = 0; i < n; i++)
-		pools->zero_pages[i] = page + i;
-	vaddr = vmap(pools->zero_pages, n, VM_MAP,
-		     pgprot_writecombine(PAGE_KERNEL));
-	if (!vaddr)
-		return -ENOMEM;
-	memset(vaddr, 0, PAGE_SIZE << order);
-	/* Drain the write-combining buffers before the chunk is published. */
-	wmb();
-	vunmap(vaddr);
-	return 0;
-}
-
-/*
- * The next chunk waiting to be zeroed, off the list, or NULL; cached
- * chunks first, uncached ones only when @uncached_too.
- */
-static struct page *ion_pool_next_deferred(struct ion_page_pools *pools,
-					   bool *cached, bool uncached_too)
-{
-	struct page *page = NULL;
-	int c;
-
-	spin_lock(&pools->deferred_lock);
-	for (c = 1; c >= !uncached_too && !page; c--) {
-		page = list_first_entry_or_null(&pools->deferred[c],
-						struct page, lru);
-		if (page) {
-			list_del(&page->lru);
-			*cached = c;
-		}
-	}
-	spin_unlock(&pools->deferred_lock);
-	return page;
-}
-
-/**
- * ion_pool_shrink_deferred() - give back chunks still waiting to be zeroed
- * @pools:     the pools
- * @nr:	       about how many pages (whole chunks, so perhaps a little more)
- * @may_block: uncached chunks too (restoring write-back sleeps)
- *
- * The zeroing worker runs at the lowest priority, so on busy CPUs chunks
- * can wait a while; under memory pressure the shrinker takes them back
- * unzeroed, as any freed page goes back to the buddy allocator.  An
- * uncached chunk that cannot return to write-back goes back on its list.
- *
- * Context: Process context; sleeps when @may_block.
- * Return: the pages freed.
- */
-unsigned long ion_pool_shrink_deferred(struct ion_page_pools *pools,
-				       unsigned long nr, bool may_block)
-{
-	unsigned long freed = 0;
-	unsigned int order;
-	struct page *page;
-	bool cached;
-
-	ion_pool_unpack(pools);
-	while (freed < nr) {
-		page = ion_pool_next_deferred(pools, &cached, may_block);
-		if (!page)
-			break;
-		order = page_private(page);
-		set_page_private(page, 0);
-		if (!ion_pool_release(page, order, cached)) {
-			set_page_private(page, order);
-			spin_lock(&pools->deferred_lock);
-			list_add(&page->lru, &pools->deferred[cached]);
-			spin_unlock(&pools->deferred_lock);
-			break;
-		}
-		atomic_long_sub(1L << order, &pools->deferred_pages);
-		freed += 1UL << order;
-	}
-	return freed;
-}
-
-static void ion_pool_warn_leak(struct ion_page_pools *pools,
-			       unsigned long bytes)
-{
-	pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
-			    pools->name, bytes);
-}
-
-/* Zero one deferred chunk and pool it (or give it back if that fails). */
-static void ion_pool_clean(struct ion_page_pools *pools, struct page *page,
-			   bool cached)
-{
-	unsigned int order = page_private(page);
-	int idx = ion_pool_index(pools, order);
-
-	set_page_private(page, 0);
-	if (cached) {
-		ion_pool_zero_cached(page, order);
-	} else if (ion_pool_zero_uncached(pools, page, order)) {
-		if (!ion_pool_release(page, order, cached))
-			ion_pool_warn_leak(pools, PAGE_SIZE << order);
-		return;
-	}
-	ion_pool_add(pools, &pools->pool[cached][idx], page);
-}
-
-void ion_page_pools_worker(struct kthread_work *work)
-{
-	struct ion_page_pools *pools = container_of(work, struct ion_page_pools,
-						    work.work);
-	unsigned long pooled, cap;
-	struct page *page;
-	bool cached;
-
-	ion_pool_unpack(pools);
-	while ((page = ion_pool_next_deferred(pools, &cached, true))) {
-		unsigned int order = page_private(page);
-
-		ion_pool_clean(pools, page, cached);
-		/* Only now, so the chunk is always counted somewhere. */
-		atomic_long_sub(1L << order, &pools->deferred_pages);
-		cond_resched();
-	}
-	/* pool_max_mb may have been lowered. */
-	cap = ion_pool_cap_pages();
-	pooled = atomic_long_read(&pools->pool_pages);
-	if (pooled > cap)
-		ion_pool_shrink(pools, pooled - cap, true);
-}
-
-/* Count @npages as deferred if that keeps the pools within the cap. */
-static bool ion_pool_reserve(struct ion_page_pools *pools,
-			     unsigned long npages,
-			     unsigned long cap)
-{
-	unsigned long held;
-
-	held = atomic_long_add_return(npages, &pools->deferred_pages) +
-	       atomic_long_read(&pools->pool_pages);
-	if (held <= cap)
-		return true;
-	atomic_long_sub(npages, &pools->deferred_pages);
-	return false;
-}
-
-/**
- * struct ion_pool_table - a buffer's sg table, from the pools' allocator
- * @sgt:    the table
- * @node:   on &ion_page_pools.freed once its buffer is freed whole
- * @cached: the buffer's cache mode, set then
- */
-struct ion_pool_table {
-	struct sg_table sgt;
-	struct llist_node node;
-	bool cached;
-};
-
-/**
- * ion_page_pools_alloc_table() - an sg table for a buffer of pool chunks
- * @nents: its number of entries, at least 1
- *
- * The table goes back with its chunks to ion_page_pools_free_table(), or
- * alone to ion_page_pools_drop_table().  (A buffer of one chunk needs
- * none: ion_buffer_one_chunk(), and ion_page_pools_free_chunk().)
- *
- * Context: Process context; sleeps.
- * Return: the table, its entries cleared, or NULL.
- */
-struct sg_table *ion_page_pools_alloc_table(unsigned int nents)
-{
-	struct ion_pool_table *t;
-
-	t = kmalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return NULL;
-	if (sg_alloc_table(&t->sgt, nents, GFP_KERNEL)) {
-		kfree(t);
-		return NULL;
-	}
-	return &t->sgt;
-}
-
-/**
- * ion_page_pools_drop_table() - free a table of ion_page_pools_alloc_table()
- * @sgt: the table; whatever chunks it lists are the caller's
- *
- * Context: Any context that may kfree().
- */
-void ion_page_pools_drop_table(struct sg_table *sgt)
-{
-	sg_free_table(sgt);
-	kfree(container_of(sgt, struct ion_pool_table, sgt));
-}
-
-/**
- * ion_pool_unpack() - move the chunks of wholly freed tables to @deferred
- * @pools: the pools
- *
- * For the worker and the shrinker, which work on chunks; the tables are
- * freed.  The chunks stay counted in deferred_pages.
- *
- * Context: Any context that may kfree(); takes a spinlock.
- */
-void ion_pool_unpack(struct ion_page_pools *pools)
-{
-	struct llist_node *first = llist_del_all(&pools->freed);
-	struct list_head chunks[2];
-	struct ion_pool_table *t, *tmp;
-	struct scatterlist *sg;
-	unsigned int i;
-	int c;
-
-	if (!first)
-		return;
-	INIT_LIST_HEAD(&chunks[0]);
-	INIT_LIST_HEAD(&chunks[1]);
-	/* Oldest first, as they were freed. */
-	first = llist_reverse_order(first);
-	llist_for_each_entry_safe(t, tmp, first, node) {
-		for_each_sgtable_sg(&t->sgt, sg, i) {
-			struct page *page = sg_page(sg);
-
-			set_page_private(page, get_order(sg->length));
-			list_add_tail(&page->lru, &chunks[t->cached]);
-		}
-		ion_page_pools_drop_table(&t->sgt);
-	}
-	spin_lock(&pools->deferred_lock);
-	for (c = 0; c < 2; c++)
-		list_splice_tail(&chunks[c], &pools->deferred[c]);
-	spin_unlock(&pools->deferred_lock);
-}
-
-/*
- * The pages of @sgt when every chunk is of a pool order, else 0.  Reads
- * the table only: the chunks' struct pages are left for the worker.
- */
-static unsigned long
-ion_pool_table_pages(struct ion_page_pools *pools, struct sg_table *sgt)
-{
-	unsigned long npages = 0;
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sgtable_sg(sgt, sg, i) {
-		if (ion_pool_index(pools, get_order(sg->length)) < 0)
-			return 0;
-		npages += sg->length >> PAGE_SHIFT;
-	}
-	return npages;
-}
-
-/*
- * Start the worker within ION_POOL_DELAY_MS, once per burst of frees: a
- * free while the timer is pending arms nothing (see DOC).
- */
-static void ion_pool_kick(struct ion_page_pools *pools)
-{
-	if (!timer_pending(&pools->work.timer))
-		kthread_queue_delayed_work(pools->worker, &pools->work,
-					   msecs_to_jiffies(ION_POOL_DELAY_MS));
-}
-
-/*
- * An isolated free of a small cached buffer (the first free after a quiet
- * spell of ION_POOL_DELAY_MS, with nothing waiting for the worker) goes
- * straight back to the buddy allocator, unzeroed, as without pools:
- * waking the worker for it would cost more than the zeroing it saves the
- * next allocation (see DOC).  Records the time of this free.
- */
-static bool ion_pool_isolated(struct ion_page_pools *pools,
-			      unsigned long npages, bool cached)
-{
-	unsigned long last = READ_ONCE(pools->last_free), now = jiffies;
-
-	if (last != now)
-		WRITE_ONCE(pools->last_free, now);
-	return cached && npages && npages <= ION_POOL_ISOLATED_PAGES &&
-	       time_after(now, last + msecs_to_jiffies(ION_POOL_DELAY_MS)) &&
-	       !atomic_long_read(&pools->deferred_pages);
-}
-
-/* pool_max_mb may have been lowered: have the worker trim the pools. */
-static void ion_pool_check_cap(struct ion_page_pools *pools,
-			       unsigned long cap)
-{
-	if (atomic_long_read(&pools->pool_pages) > cap)
-		kthread_mod_delayed_work(pools->worker, &pools->work, 0);
-}
-
-/* Put one chunk on @chunks for the worker if the pools stay within @cap. */
-static bool ion_pool_defer(struct ion_page_pools *pools, struct page *page,
-			   unsigned int order, bool cached, unsigned long cap,
-			   struct list_head *chunks)
-{
-	unsigned long n = 1UL << order;
-
-	if (ion_pool_index(pools, order) < 0)
-		return false;
-	/*
-	 * At the cap, an uncached chunk takes the place of cached pooled
-	 * ones: giving back a cached chunk costs nothing, an uncached one
-	 * two changes of the linear map (now, and at its next allocation).
-	 */
-	if (!ion_pool_reserve(pools, n, cap) &&
-	    (cached || !ion_pool_shrink(pools, n, false) ||
-	     !ion_pool_reserve(pools, n, cap)))
-		return false;
-	set_page_private(page, order);
-	list_add_tail(&page->lru, chunks);
-	return true;
-}
-
-/* Hand @chunks to the worker (or, when empty, let it check the cap). */
-static void ion_pool_queue(struct ion_page_pools *pools,
-			   struct list_head *chunks, bool cached,
-			   unsigned long cap)
-{
-	if (list_empty(chunks)) {
-		ion_pool_check_cap(pools, cap);
-		return;
-	}
-	spin_lock(&pools->deferred_lock);
-	list_splice_tail(chunks, &pools->deferred[cached]);
-	spin_unlock(&pools->deferred_lock);
-	ion_pool_kick(pools);
-}
-
-/*
- * Chunk by chunk: defer each chunk while the pools stay within @cap, give
- * the others back to the buddy allocator.
- */
-static void ion_pool_defer_table(struct ion_page_pools *pools,
-				 struct sg_table *sgt, bool cached,
-				 unsigned long cap)
-{
-	unsigned long leaked = 0;
-	struct scatterlist *sg;
-	LIST_HEAD(chunks);
-	unsigned int i;
-
-	for_each_sgtable_sg(sgt, sg, i) {
-		struct page *page = sg_page(sg);
-		unsigned int order = get_order(sg->length);
-
-		if (!ion_pool_defer(pools, page, order, cached, cap, &chunks) &&
-		    !ion_pool_release(page, order, cached))
-			leaked += sg->length;
-	}
-	if (leaked)
-		ion_pool_warn_leak(pools, leaked);
-	ion_pool_queue(pools, &chunks, cached, cap);
-}
-
-/**
- * ion_page_pools_free_chunk() - take back the one chunk of a freed buffer
- * @pools:  the heap's pools
- * @page:   the chunk's first page
- * @order:  its order
- * @cached: whether the buffer was cached (else its linear map is still
- *	    write-combined)
- *
- * The chunk is queued for zeroing and pooling (the worker starts within
- * ION_POOL_DELAY_MS) while the pools are within their cap, otherwise given
- * back to the buddy allocator at once (an uncached one restored to
- * write-back first; one that cannot be is leaked with a warning).  An
- * isolated free of a small cached chunk is given back at once too.
- *
- * Context: Process context, may sleep.
- */
-void ion_page_pools_free_chunk(struct ion_page_pools *pools,
-			       struct page *page,
-			       unsigned int order, bool cached)
-{
-	unsigned long cap = ion_pool_cap_pages();
-	LIST_HEAD(chunks);
-
-	if (ion_pool_isolated(pools, 1UL << order, cached)) {
-		__free_pages(page, order);
-		ion_pool_check_cap(pools, cap);
-		return;
-	}
-	if (!ion_pool_defer(pools, page, order, cached, cap, &chunks) &&
-	    !ion_pool_release(page, order, cached))
-		ion_pool_warn_leak(pools, PAGE_SIZE << order);
-	ion_pool_queue(pools, &chunks, cached, cap);
-}
-
-/**
- * ion_page_pools_free_table() - take back a freed buffer's chunks and table
- * @pools:  the heap's pools
- * @sgt:    the buffer's table, from ion_page_pools_alloc_table(), one
- *	    chunk per entry; the pools free it
- * @cached: whether the buffer was cached
- *
- * As ion_page_pools_free_chunk() for each chunk.  When the whole buffer
- * fits within the cap, the table is queued as it is: the free touches
- * none of the chunks' struct pages, and the worker unpacks and frees the
- * table.
- *
- * Context: Process context, may sleep.
- */
-void ion_page_pools_free_table(struct ion_page_pools *pools,
-			       struct sg_table *sgt, bool cached)
-{
-	struct ion_pool_table *t = container_of(sgt, struct ion_pool_table,
-						sgt);
-	unsigned long npages = ion_pool_table_pages(pools, sgt);
-	unsigned long cap = ion_pool_cap_pages();
-	/* Once: it records this free's time, so a second call is false. */
-	bool isolated = ion_pool_isolated(pools, npages, cached);
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (!isolated && npages && ion_pool_reserve(pools, npages, cap)) {
-		t->cached = cached;
-		llist_add(&t->node, &pools->freed);
-		ion_pool_kick(pools);
-		return;
-	}
-	if (isolated) {
-		for_each_sgtable_sg(sgt, sg, i)
-			__free_pages(sg_page(sg), get_order(sg->length));
-		ion_pool_check_cap(pools, cap);
-	} else {
-		ion_pool_defer_table(pools, sgt, cached, cap);
-	}
-	ion_page_pools_drop_table(sgt);
 }
 
 /**
@@ -654,37 +182,30 @@ void ion_page_pools_free_table(struct ion_page_pools *pools,
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached)
 {
-	int idx = ion_pool_index(pools, order);
-	struct ion_page_pool *pool;
+	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
 
-	if (idx < 0)
-		return NULL;
-	pool = &pools->pool[cached][idx];
-	/* Empty (as after drop_caches): no call, no lock. */
-	if (!READ_ONCE(pool->count))
-		return NULL;
-	return ion_pool_take(pools, pool);
+	return pool ? ion_pool_take(pools, pool) : NULL;
 }
 
 /**
- * ion_page_pools_put() - return an unused chunk from ion_page_pools_get()
+ * ion_page_pools_put() - add a clean chunk to its pool
  * @pools:  the heap's pools
- * @page:   the chunk, untouched since ion_page_pools_get() (still clean)
- * @order:  its order
- * @cached: the pool it came from
- *
- * For allocations that failed half-way.
+ * @page:   the chunk: zeroed, and for an uncached one write-combined with
+ *	    no dirty cache line (one from ion_page_pools_get() nobody used,
+ *	    or one the worker zeroed)
+ * @order:  its order, one the pools serve
+ * @cached: its cache mode
  *
  * Context: Any context; takes a spinlock.
  */
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached)
 {
-	int idx = ion_pool_index(pools, order);
+	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
 
-	if (WARN_ON_ONCE(idx < 0))
+	if (WARN_ON_ONCE(!pool))
 		return;
-	ion_pool_add(pools, &pools->pool[cached][idx], page);
+	ion_pool_add(pools, pool, page);
 }
 
 /**
@@ -697,4 +218,320 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 {
 	return atomic_long_read(&pools->pool_pages);
+}
+
+/* @page's chunk as a one-entry table in @sg, for the ion_cache calls. */
+static void ion_pool_one_table(struct sg_table *one, struct scatterlist *sg,
+			       struct page *page, unsigned int order)
+{
+	sg_init_table(sg, 1);
+	sg_set_page(sg, page, PAGE_SIZE << order, 0);
+	one->sgl = sg;
+	one->nents = 1;
+	one->orig_nents = 1;
+}
+
+/**
+ * ion_page_chunk_release() - give a chunk back to the buddy allocator
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: false when its linear map is write-combined: restored to
+ *	    write-back first
+ *
+ * For the shrinker, which keeps a chunk it could not restore for later.
+ *
+ * Context: Process context; sleeps for an uncached chunk.
+ * Return: true when freed, false when the chunk is still write-combined
+ * and still the caller's.
+ */
+bool ion_page_chunk_release(struct page *page, unsigned int order,
+			    bool cached)
+{
+	struct scatterlist sg;
+	struct sg_table one;
+
+	if (!cached) {
+		ion_pool_one_table(&one, &sg, page, order);
+		if (ion_cache_set_cached(&one))
+			return false;
+	}
+	__free_pages(page, order);
+	return true;
+}
+
+/**
+ * ion_page_chunk_release_or_leak() - give a chunk back, or leak it
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: false when its linear map is write-combined
+ * @name:   the heap's name, for the warning
+ *
+ * As ion_page_chunk_release(), but a chunk that stays write-combined is
+ * leaked with a warning (ion_cache_restore_or_leak()).
+ *
+ * Context: Process context; sleeps for an uncached chunk.
+ */
+void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
+				    bool cached, const char *name)
+{
+	struct scatterlist sg;
+	struct sg_table one;
+
+	if (!cached) {
+		ion_pool_one_table(&one, &sg, page, order);
+		if (!ion_cache_restore_or_leak(&one, name))
+			return;
+	}
+	__free_pages(page, order);
+}
+
+/*
+ * Free up to @nr pages (whole chunks, so perhaps a little more) from one
+ * pool.  A chunk that cannot return to write-back stays in the pool.
+ */
+static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
+					 struct ion_page_pool *pool,
+					 bool cached, unsigned long nr)
+{
+	unsigned long freed = 0;
+	struct page *page;
+
+	while (freed < nr) {
+		page = ion_pool_take(pools, pool);
+		if (!page)
+			break;
+		if (!ion_page_chunk_release(page, pool->order, cached)) {
+			ion_pool_add(pools, pool, page);
+			break;
+		}
+		freed += 1UL << pool->order;
+	}
+	return freed;
+}
+
+/**
+ * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
+ * @pools:     the pools
+ * @nr:	       about how many pages (whole chunks, so perhaps a little more)
+ * @may_block: uncached pools too (restoring write-back sleeps)
+ *
+ * Cached pools first, largest orders first.
+ *
+ * Context: Process context; sleeps when @may_block.
+ * Return: the pages freed.
+ */
+unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
+				    unsigned long nr, bool may_block)
+{
+	unsigned long freed = 0;
+	unsigned int i;
+	int c;
+
+	for (c = 1; c >= 0 && freed < nr; c--) {
+		if (!c && !may_block)
+			break;
+		for (i = 0; i < pools->norders && freed < nr; i++)
+			freed += ion_pool_shrink_one(pools, &pools->pool[c][i],
+						     c, nr - freed);
+	}
+	return freed;
+}
+
+/**
+ * ion_page_pools_debug_show() - the pools' lines of the heap's debugfs file
+ * @pools: the heap's pools
+ * @s:	   the heap's debugfs file
+ *
+ * Sizes in bytes: all pools, the cap, each pool, the chunks waiting to be
+ * zeroed (the reclaim count); then the shrinker's scans that freed pages
+ * and what they freed.
+ *
+ * Context: Process context; does not sleep.
+ */
+void ion_page_pools_debug_show(struct ion_page_pools *pools,
+			       struct seq_file *s)
+{
+	static const char * const mode[] = { "uncached", "cached" };
+	unsigned long deferred = 0;
+	unsigned int i;
+	int c;
+
+	seq_printf(s, "pool_bytes: %lu\n",
+		   atomic_long_read(&pools->pool_pages) << PAGE_SHIFT);
+	seq_printf(s, "pool_max_bytes: %lu\n",
+		   ion_page_pools_cap() << PAGE_SHIFT);
+	for (c = 1; c >= 0; c--) {
+		for (i = 0; i < pools->norders; i++) {
+			struct ion_page_pool *pool = &pools->pool[c][i];
+
+			seq_printf(s, "pool_order_%u_%s: %lu\n", pool->order,
+				   mode[c], READ_ONCE(pool->count) <<
+				   (pool->order + PAGE_SHIFT));
+		}
+	}
+	if (pools->reclaim)
+		deferred = pools->reclaim->count(pools->reclaim_data);
+	seq_printf(s, "deferred_free_bytes: %lu\n", deferred << PAGE_SHIFT);
+	seq_printf(s, "shrink_count: %lu\n",
+		   atomic_long_read(&pools->shrink_count));
+	seq_printf(s, "shrink_freed_bytes: %lu\n",
+		   atomic_long_read(&pools->shrunk_pages) << PAGE_SHIFT);
+}
+
+static unsigned long ion_page_pools_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	struct ion_page_pools *pools = shrinker->private_data;
+	unsigned long n = atomic_long_read(&pools->pool_pages) +
+			  pools->reclaim->count(pools->reclaim_data);
+
+	return n ? n : SHRINK_EMPTY;
+}
+
+static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
+{
+	struct ion_page_pools *pools = shrinker->private_data;
+	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
+	unsigned long freed;
+
+	freed = ion_page_pools_shrink(pools, sc->nr_to_scan, may_block);
+	if (freed < sc->nr_to_scan)
+		freed += pools->reclaim->scan(pools->reclaim_data,
+					      sc->nr_to_scan - freed,
+					      may_block);
+	if (!freed)
+		return SHRINK_STOP;
+	sc->nr_scanned = freed;
+	atomic_long_inc(&pools->shrink_count);
+	atomic_long_add(freed, &pools->shrunk_pages);
+	return freed;
+}
+
+static void ion_pools_init(struct ion_page_pools *pools,
+			   const unsigned int *orders)
+{
+	unsigned int i;
+	int c;
+
+	memset(pools->index, -1, sizeof(pools->index));
+	for (i = 0; i < pools->norders; i++)
+		pools->index[orders[i]] = i;
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < pools->norders; i++) {
+			struct ion_page_pool *pool = &pools->pool[c][i];
+
+			spin_lock_init(&pool->lock);
+			INIT_LIST_HEAD(&pool->chunks);
+			pool->order = orders[i];
+		}
+	}
+}
+
+/**
+ * ion_page_pools_create() - pools for a heap's chunk orders
+ * @name:    short name of the heap (for the shrinker and messages)
+ * @orders:  the orders of the heap's chunks, largest first, each once
+ * @norders: how many, at most ION_POOL_MAX_ORDERS
+ *
+ * Allocates the pools' shrinker; ion_page_pools_start_shrinker() registers
+ * it.
+ *
+ * Context: Process context (module init).
+ * Return: the pools, or ERR_PTR(-EINVAL) for bad orders, ERR_PTR(-ENOMEM).
+ */
+struct ion_page_pools *ion_page_pools_create(const char *name,
+					     const unsigned int *orders,
+					     unsigned int norders)
+{
+	struct ion_page_pools *pools;
+	unsigned int i;
+
+	if (WARN_ON_ONCE(!norders || norders > ION_POOL_MAX_ORDERS))
+		return ERR_PTR(-EINVAL);
+	for (i = 0; i < norders; i++)
+		if (WARN_ON_ONCE(orders[i] > MAX_PAGE_ORDER))
+			return ERR_PTR(-EINVAL);
+	pools = kzalloc(sizeof(*pools), GFP_KERNEL);
+	if (!pools)
+		return ERR_PTR(-ENOMEM);
+	pools->name = name;
+	pools->norders = norders;
+	ion_pools_init(pools, orders);
+	pools->shrinker = shrinker_alloc(0, "ion-%s-pool", name);
+	if (!pools->shrinker) {
+		kfree(pools);
+		return ERR_PTR(-ENOMEM);
+	}
+	pools->shrinker->count_objects = ion_page_pools_count;
+	pools->shrinker->scan_objects = ion_page_pools_scan;
+	pools->shrinker->seeks = DEFAULT_SEEKS;
+	pools->shrinker->private_data = pools;
+	return pools;
+}
+
+/**
+ * ion_page_pools_start_shrinker() - register the pools' shrinker
+ * @pools:   pools from ion_page_pools_create()
+ * @reclaim: the caller's chunks on their way to the pools, which the
+ *	     shrinker counts and frees too
+ * @data:    the argument of @reclaim's callbacks; must stay valid until
+ *	     ion_page_pools_stop_shrinker()
+ *
+ * Context: Process context (module init).
+ */
+void ion_page_pools_start_shrinker(struct ion_page_pools *pools,
+				   const struct ion_page_pools_reclaim *reclaim,
+				   void *data)
+{
+	pools->reclaim = reclaim;
+	pools->reclaim_data = data;
+	shrinker_register(pools->shrinker);
+}
+
+/**
+ * ion_page_pools_stop_shrinker() - unregister the pools' shrinker
+ * @pools: the pools
+ *
+ * Waits for running scans: no reclaim callback runs once it returns.
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_page_pools_stop_shrinker(struct ion_page_pools *pools)
+{
+	shrinker_free(pools->shrinker);
+	pools->shrinker = NULL;
+	pools->reclaim = NULL;
+}
+
+/**
+ * ion_page_pools_destroy() - free every pooled chunk and the pools
+ * @pools: pools from ion_page_pools_create(); no chunk may come back to
+ *	   them any more
+ *
+ * Stops the shrinker if still running, then gives every chunk back to the
+ * buddy allocator (uncached ones restored to write-back; one that cannot
+ * be is leaked with a warning rather than freed write-combined).
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_page_pools_destroy(struct ion_page_pools *pools)
+{
+	struct page *page;
+	unsigned int i;
+	int c;
+
+	if (pools->shrinker)
+		ion_page_pools_stop_shrinker(pools);
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < pools->norders; i++) {
+			struct ion_page_pool *pool = &pools->pool[c][i];
+
+			while ((page = ion_pool_take(pools, pool)))
+				ion_page_chunk_release_or_leak(page,
+							       pool->order, c,
+							       pools->name);
+		}
+	}
+	kfree(pools);
 }

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ion heaps: pools of clean pages (ion_page_pool.c).
+ * ion heaps: pools of clean chunks, the bottom of the page pools
+ * (ion_page_pool.c).
  *
- * A set of pools keeps chunks (blocks of the buddy allocator of the orders
- * it was created with), cached and uncached apart, that are zeroed and
- * ready to hand out again.  A heap asks the pools before the buddy
- * allocator, takes the buffer's sg table from ion_page_pools_alloc_table(),
- * and gives a freed buffer's table and chunks to
- * ion_page_pools_free_table(), which zeroes them on a worker thread before
- * they return to a pool.  A shrinker gives pooled chunks back under memory
- * pressure; the module parameter pool_max_mb caps what is kept.
+ * The layers, each calling only the ones below it:
+ *   ion_system_heap.c	the heap; reaches the pools only through
+ *			ion_chunk_pool.h
+ *   ion_chunk_pool.c	the free policy: a freed chunk is deferred for
+ *			zeroing, or given back to the buddy allocator
+ *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
+ *   ion_page_pool.c	(here) the pools of clean chunks, their cap and
+ *			their shrinker
+ *
+ * A set of pools keeps clean chunks (zeroed, and for uncached ones with no
+ * dirty CPU cache line) of the orders it was created with, cached and
+ * uncached apart.  Its shrinker also takes back the chunks the layer above
+ * holds on their way to the pools, through the hooks that layer registers
+ * with ion_page_pools_start_shrinker(): the pools never call up.
  */
 #ifndef _ION_PAGE_POOL_H
 #define _ION_PAGE_POOL_H
@@ -18,26 +25,50 @@
 
 struct page;
 struct seq_file;
-struct sg_table;
 struct ion_page_pools;
+
+/* Most orders a pool set serves. */
+#define ION_POOL_MAX_ORDERS	4
+
+/**
+ * struct ion_page_pools_reclaim - chunks on their way to the pools
+ * @count: the pages the layer above holds for the pools (dirty chunks not
+ *	   pooled yet); must not sleep
+ * @scan:  give back about @nr of them to the buddy allocator, uncached
+ *	   chunks only when @may_block; returns the pages freed
+ *
+ * The pools' shrinker counts and frees these after the pooled chunks.
+ */
+struct ion_page_pools_reclaim {
+	unsigned long (*count)(void *data);
+	unsigned long (*scan)(void *data, unsigned long nr, bool may_block);
+};
 
 struct ion_page_pools *ion_page_pools_create(const char *name,
 					     const unsigned int *orders,
 					     unsigned int norders);
+void ion_page_pools_start_shrinker(struct ion_page_pools *pools,
+				   const struct ion_page_pools_reclaim *reclaim,
+				   void *data);
+void ion_page_pools_stop_shrinker(struct ion_page_pools *pools);
 void ion_page_pools_destroy(struct ion_page_pools *pools);
-unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
+
+bool ion_page_pools_serves(const struct ion_page_pools *pools,
+			   unsigned int order);
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached);
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached);
-struct sg_table *ion_page_pools_alloc_table(unsigned int nents);
-void ion_page_pools_drop_table(struct sg_table *sgt);
-void ion_page_pools_free_chunk(struct ion_page_pools *pools,
-			       struct page *page, unsigned int order,
-			       bool cached);
-void ion_page_pools_free_table(struct ion_page_pools *pools,
-			       struct sg_table *sgt, bool cached);
+unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
+unsigned long ion_page_pools_cap(void);
+unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
+				    unsigned long nr, bool may_block);
 void ion_page_pools_debug_show(struct ion_page_pools *pools,
 			       struct seq_file *s);
+
+bool ion_page_chunk_release(struct page *page, unsigned int order,
+			    bool cached);
+void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
+				    bool cached, const char *name);
 
 #endif /* _ION_PAGE_POOL_H */

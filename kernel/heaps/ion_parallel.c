@@ -19,16 +19,22 @@
  * waiting; what it may wait for is one piece per helper that started,
  * and longer only if such a helper is preempted meanwhile.
  *
- * Helpers are kworkers of system_unbound_wq, placed by the scheduler
- * where a CPU is free; their CPU time is not the caller's, and they are in
- * no cgroup or cpuset of the caller's.  So only an unconfined caller gets
+ * Helpers are off by default (parallel_helpers=0): they are kworkers of
+ * system_unbound_wq, placed by the scheduler where a CPU is free, and the
+ * CPU time they spend is charged to no cgroup of the caller's.  A task
+ * under a cpu.max limit would escape it by allocating large buffers, so
+ * helpers are for systems that trust every allocating task with idle
+ * CPUs: a dedicated media device may set parallel_helpers (to 3, say).
+ *
+ * Even then their CPU time is not the caller's, and they are in no cgroup
+ * or cpuset of the caller's.  So only an unconfined caller gets
  * them: allowed every online CPU and every memory node, with no memory
  * policy and no reclaim scope (memalloc_nofs_save(), ...) of its own, and
  * scheduled as an ordinary task at nice 0 or below.  A real-time or
  * deadline caller would wait on nice-0 kworkers (priority inversion), an
  * idle, batch or niced one would have them work at a priority it does not
  * have.  (A caller's cpu cgroup limits are not looked at: a throttled
- * group's task still gets helpers.)
+ * group's task still gets helpers, hence the default of none.)
  * Anyone else, and every job smaller than parallel_min_kb, is done by the
  * caller alone, the same code with no helpers.  A fatal signal to the
  * caller stops the helpers too.
@@ -43,10 +49,10 @@
 
 #include "ion_parallel.h"
 
-static unsigned int parallel_helpers = ION_PARALLEL_MAX_HELPERS;
+static unsigned int parallel_helpers;
 module_param(parallel_helpers, uint, 0644);
 MODULE_PARM_DESC(parallel_helpers,
-		 "Most helper threads on other CPUs one large allocation takes (0: none; at most 3)");
+		 "Most helper threads on other CPUs one large allocation takes (default 0: none, as their CPU time escapes the caller's cgroup cpu.max; at most 3, e.g. 3 on a dedicated media device)");
 
 static unsigned int parallel_min_kb = 2048;
 module_param(parallel_min_kb, uint, 0644);

@@ -101,11 +101,8 @@ static void ion_contig_free(struct ion_buffer *buffer)
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;
 
-	if (!(buffer->flags & ION_FLAG_CACHED) && ion_cache_set_cached(sgt))
-		/* Pages left write-combined must not be reused: leak them. */
-		pr_warn_ratelimited("ion: %s: cannot restore %u bytes to write-back, leaking them\n",
-				    buffer->heap->name, sg->length);
-	else
+	if ((buffer->flags & ION_FLAG_CACHED) ||
+	    ion_cache_restore_or_leak(sgt, buffer->heap->name))
 		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT,
 				     ion_contig_order(sg->length,
 						      buffer->align));

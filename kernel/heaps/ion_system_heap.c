@@ -15,7 +15,7 @@
  *
  * Each sg entry is exactly one chunk, so the order of a chunk is known
  * again from its length on free.  Every chunk is first asked of the page
- * pools (ion_page_pool.c), cached and uncached apart, which hold chunks of
+ * pools (ion_chunk_pool.h), cached and uncached apart, which hold chunks of
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
@@ -24,10 +24,11 @@
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
  * back to them with the chunks.  When the pools cannot cover a large
- * buffer, idle CPUs help fill it (ion_parallel.c): the zeroing of its
- * fresh chunks, most of the cost, is shared out.  The pools zero freed
- * chunks on their worker thread (or give them back to the buddy
- * allocator: when full, or for an isolated free of a small cached buffer).
+ * buffer, idle CPUs may help fill it (ion_parallel.c, opt-in with the
+ * parallel_helpers parameter): the zeroing of its fresh chunks, most of
+ * the cost, is shared out.  The pools zero freed chunks on their worker
+ * thread (or give them back to the buddy allocator: when full, or for an
+ * isolated free of a small cached buffer).
  *
  * User mappings need nothing here: the core remaps each chunk with one
  * remap_pfn_range(), so touching a mapped buffer takes no page faults.
@@ -46,7 +47,7 @@
 #include "ion_heap.h"
 #include "ion_cache.h"
 #include "ion_heaps.h"
-#include "ion_page_pool.h"
+#include "ion_chunk_pool.h"
 #include "ion_parallel.h"
 
 /* Chunk orders tried, largest first. */
@@ -58,7 +59,7 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 };
 				 __GFP_NORETRY)
 
 /* The system heap's pools; set at init, before the heap is registered. */
-static struct ion_page_pools *ion_system_pools;
+static struct ion_chunk_pool *ion_system_pools;
 
 /*
  * A chunk of @order: from its pool (*@pooled set) or the buddy allocator,
@@ -71,7 +72,7 @@ static struct page *ion_system_get_chunk(unsigned int order,
 	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
 	struct page *page;
 
-	page = ion_page_pools_get(ion_system_pools, order, cached);
+	page = ion_chunk_get(ion_system_pools, order, cached);
 	*pooled = !!page;
 	if (page)
 		return page;
@@ -85,7 +86,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
 				 bool cached, bool pooled)
 {
 	if (pooled)
-		ion_page_pools_put(ion_system_pools, page, order, cached);
+		ion_chunk_put(ion_system_pools, page, order, cached);
 	else
 		__free_pages(page, order);
 }
@@ -147,7 +148,7 @@ static void ion_system_put_table(struct ion_buffer *buffer,
 		ion_system_put_chunk(sg_page(sg), get_order(sg->length),
 				     cached, i >= nfresh);
 	if (!ion_buffer_is_one_chunk(buffer))
-		ion_page_pools_drop_table(sgt);
+		ion_chunk_drop_table(sgt);
 	buffer->sg_table = NULL;
 }
 
@@ -165,7 +166,7 @@ ion_system_build_table(struct ion_buffer *buffer, struct list_head *lists,
 	struct page *page, *tmp;
 	unsigned int i;
 
-	sgt = ion_page_pools_alloc_table(nchunks);
+	sgt = ion_chunk_alloc_table(nchunks);
 	if (!sgt)
 		return NULL;
 	buffer->sg_table = sgt;
@@ -249,7 +250,7 @@ static bool ion_system_fits(unsigned long len)
 	free = global_zone_page_state(NR_FREE_PAGES);
 	if (free >= want + 2 * reserve)
 		return true;
-	pooled = ion_page_pools_pages(ion_system_pools);
+	pooled = ion_chunk_pool_pages(ion_system_pools);
 	if (want <= pooled)
 		return true;
 	need = want - pooled + reserve;
@@ -330,7 +331,7 @@ out:
  */
 static int ion_system_fill(struct ion_system_fill *fill, unsigned long len)
 {
-	unsigned long pooled = ion_page_pools_pages(ion_system_pools) <<
+	unsigned long pooled = ion_chunk_pool_pages(ion_system_pools) <<
 			       PAGE_SHIFT;
 	struct ion_system_part *all = &fill->part[0];
 	unsigned int nhelpers = 0, i, l;
@@ -432,17 +433,17 @@ static void ion_system_free(struct ion_buffer *buffer)
 	struct scatterlist *sg = buffer->sg_table->sgl;
 
 	if (ion_buffer_is_one_chunk(buffer))
-		ion_page_pools_free_chunk(ion_system_pools, sg_page(sg),
-					  get_order(sg->length), cached);
+		ion_chunk_free(ion_system_pools, sg_page(sg),
+			       get_order(sg->length), cached);
 	else
-		ion_page_pools_free_table(ion_system_pools, buffer->sg_table,
-					  cached);
+		ion_chunk_free_table(ion_system_pools, buffer->sg_table,
+				     cached);
 	buffer->sg_table = NULL;
 }
 
 static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)
 {
-	ion_page_pools_debug_show(ion_system_pools, s);
+	ion_chunk_pool_debug_show(ion_system_pools, s);
 	seq_printf(s, "parallel_fills: %ld\n",
 		   atomic_long_read(&ion_system_parallel_fills));
 	seq_printf(s, "parallel_helper_bytes: %ld\n",
@@ -474,13 +475,13 @@ int ion_system_heap_init(void)
 {
 	int ret;
 
-	ion_system_pools = ion_page_pools_create("system", ion_system_orders,
+	ion_system_pools = ion_chunk_pool_create("system", ion_system_orders,
 						 ARRAY_SIZE(ion_system_orders));
 	if (IS_ERR(ion_system_pools))
 		return PTR_ERR(ion_system_pools);
 	ret = ion_device_add_heap(&ion_system_heap);
 	if (ret) {
-		ion_page_pools_destroy(ion_system_pools);
+		ion_chunk_pool_destroy(ion_system_pools);
 		ion_system_pools = NULL;
 	}
 	return ret;
@@ -497,6 +498,6 @@ int ion_system_heap_init(void)
 void ion_system_heap_exit(void)
 {
 	ion_device_remove_heap(&ion_system_heap);
-	ion_page_pools_destroy(ion_system_pools);
+	ion_chunk_pool_destroy(ion_system_pools);
 	ion_system_pools = NULL;
 }

@@ -5,7 +5,8 @@
  *
  * - the keys parallel_fills and parallel_helper_bytes are in the heap's
  *   debugfs file, the module parameters parallel_helpers and
- *   parallel_min_kb exist with their defaults (3, 2048);
+ *   parallel_min_kb exist with their defaults (0: helpers are opt-in,
+ *   2048); the cases below set parallel_helpers=3 and restore it after;
  * - with the pools empty, a 32 MiB buffer, cached and uncached, is filled
  *   with help: parallel_fills moves by one, parallel_helper_bytes by more
  *   than 0 and at most 32 MiB (tried up to 3 times: a helper that never got
@@ -129,8 +130,8 @@ static void keys_case(void)
 
 	tap_ok(!read_counters(&c),
 	       "parallel_fills and parallel_helper_bytes in the system heap's debugfs file");
-	tap_ok(param(HELPERS_PARAM) == 3 && param(MIN_PARAM) == 2048,
-	       "parallel_helpers is 3 and parallel_min_kb 2048 by default");
+	tap_ok(param(HELPERS_PARAM) == 0 && param(MIN_PARAM) == 2048,
+	       "parallel_helpers is 0 and parallel_min_kb 2048 by default");
 }
 
 static void helped_case(int ion, int tfd, unsigned int flags,
@@ -355,6 +356,7 @@ static void kill_case(void)
 int main(void)
 {
 	struct it_heaps hs;
+	long long helpers0;
 	int ion, tfd;
 
 	ion = it_setup(&hs);
@@ -368,6 +370,8 @@ int main(void)
 		tap_ok(0, "open %s", HT_TEST_DEV);
 		return tap_exit();
 	}
+	helpers0 = param(HELPERS_PARAM);
+	set_param(HELPERS_PARAM, 3);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		tap_skip("helped fills", "one CPU online");
 	} else {
@@ -379,6 +383,7 @@ int main(void)
 	warm_case(ion, tfd);
 	confined_case(ion, tfd);
 	priority_case(ion, tfd);
+	set_param(HELPERS_PARAM, helpers0);
 	close(tfd);
 	close(ion);
 	return tap_exit();

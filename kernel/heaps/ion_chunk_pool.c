@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion heaps: a heap's page pools as the heap sees them, and the free
+ * policy - whether a freed chunk is deferred for zeroing (and pooled) or
+ * given back to the buddy allocator.  Calls only down: ion_pool_zero.c
+ * and ion_page_pool.c (see ion_page_pool.h for the layers).
+ */
+
+/**
+ * DOC: free policy
+ *
+ * A freed chunk is deferred for zeroing and pooling (ion_pool_zero.c)
+ * while the pools stay within their cap; otherwise it goes straight back
+ * to the buddy allocator, unzeroed, as it did without pools (an uncached
+ * one restored to write-back first, or leaked with a warning when that
+ * fails).
+ *
+ * Isolated frees.  An isolated free of a small cached buffer (at most
+ * ION_POOL_ISOLATED_PAGES, 64 KiB; the first free after ION_POOL_DELAY_MS
+ * without any, while no chunk waits for the worker) does not even arm the
+ * worker's timer: its chunks go straight back to the buddy allocator,
+ * unzeroed, as without pools, because the timer and the wake-up it leads
+ * to cost more than zeroing 64 KiB saves the next allocation.  Frees that
+ * come in a burst (within ION_POOL_DELAY_MS of each other: a loop that
+ * allocates and frees, a process releasing its buffers) are pooled
+ * whatever their size, and so are uncached chunks, whose reuse also saves
+ * a change of the linear map's attributes.
+ *
+ * Caps.  Chunks are only deferred (and so pooled) while the pools plus
+ * the chunks waiting for the worker stay within ion_page_pools_cap();
+ * beyond that a freed chunk goes back to the buddy allocator, except that
+ * an uncached chunk first makes room by giving back cached pooled ones,
+ * which costs nothing.  A free that defers nothing still has the worker
+ * trim the pools when pool_max_mb was lowered below what they hold.
+ */
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "ion_chunk_pool.h"
+#include "ion_page_pool.h"
+#include "ion_pool_zero.h"
+
+/* The largest cached buffer an isolated free does not pool, in pages. */
+#define ION_POOL_ISOLATED_PAGES	(SZ_64K >> PAGE_SHIFT)
+
+/**
+ * struct ion_chunk_pool - a heap's pools, with their free policy
+ * @name:      the heap's short name, for messages
+ * @pools:     the clean chunks
+ * @zero:      the freed chunks waiting to be zeroed into @pools
+ * @last_free: jiffies at the latest free (read and written locklessly)
+ *
+ * Lives from ion_chunk_pool_create() to ion_chunk_pool_destroy().
+ */
+struct ion_chunk_pool {
+	const char *name;
+	struct ion_page_pools *pools;
+	struct ion_pool_zero *zero;
+	unsigned long last_free;
+};
+
+/**
+ * ion_chunk_get() - a clean chunk from the pools
+ * @cp:     the heap's pools
+ * @order:  the chunk's order
+ * @cached: cached chunk (write-back) or uncached (write-combined linear
+ *	    map, no dirty cache line)
+ *
+ * Context: Any context; takes a spinlock.
+ * Return: a zeroed chunk of @order, or NULL when that pool is empty.
+ */
+struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
+			   bool cached)
+{
+	return ion_page_pools_get(cp->pools, order, cached);
+}
+
+/**
+ * ion_chunk_put() - return an unused chunk from ion_chunk_get()
+ * @cp:     the heap's pools
+ * @page:   the chunk, untouched since ion_chunk_get() (still clean)
+ * @order:  its order
+ * @cached: the pool it came from
+ *
+ * For allocations that failed half-way.
+ *
+ * Context: Any context; takes a spinlock.
+ */
+void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
+		   unsigned int order, bool cached)
+{
+	ion_page_pools_put(cp->pools, page, order, cached);
+}
+
+/**
+ * ion_chunk_pool_pages() - pages held by the pools, ready for reuse
+ * @cp: the heap's pools
+ *
+ * Context: any; the value may be stale by the time it is used.
+ * Return: the number of clean pooled pages.
+ */
+unsigned long ion_chunk_pool_pages(struct ion_chunk_pool *cp)
+{
+	return ion_page_pools_pages(cp->pools);
+}
+
+/**
+ * ion_chunk_alloc_table() - an sg table for a buffer of several chunks
+ * @nents: its number of entries, at least 1
+ *
+ * The table goes back with its chunks to ion_chunk_free_table(), or alone
+ * to ion_chunk_drop_table().
+ *
+ * Context: Process context; sleeps.
+ * Return: the table, its entries cleared, or NULL.
+ */
+struct sg_table *ion_chunk_alloc_table(unsigned int nents)
+{
+	return ion_pool_alloc_table(nents);
+}
+
+/**
+ * ion_chunk_drop_table() - free a table of ion_chunk_alloc_table()
+ * @sgt: the table; whatever chunks it lists are the caller's
+ *
+ * Context: Any context that may kfree().
+ */
+void ion_chunk_drop_table(struct sg_table *sgt)
+{
+	ion_pool_drop_table(sgt);
+}
+
+/*
+ * An isolated free of a small cached buffer (the first free after a quiet
+ * spell of ION_POOL_DELAY_MS, with nothing waiting for the worker) goes
+ * straight back to the buddy allocator, unzeroed, as without pools:
+ * waking the worker for it would cost more than the zeroing it saves the
+ * next allocation (see DOC).  Records the time of this free.
+ */
+static bool ion_chunk_isolated(struct ion_chunk_pool *cp,
+			       unsigned long npages, bool cached)
+{
+	unsigned long last = READ_ONCE(cp->last_free), now = jiffies;
+
+	if (last != now)
+		WRITE_ONCE(cp->last_free, now);
+	return cached && npages && npages <= ION_POOL_ISOLATED_PAGES &&
+	       time_after(now, last + msecs_to_jiffies(ION_POOL_DELAY_MS)) &&
+	       !ion_pool_zero_pending(cp->zero);
+}
+
+/* Put one chunk on @chunks for the worker if the pools stay within @cap. */
+static bool ion_chunk_defer(struct ion_chunk_pool *cp, struct page *page,
+			    unsigned int order, bool cached, unsigned long cap,
+			    struct list_head *chunks)
+{
+	unsigned long n = 1UL << order;
+
+	if (!ion_page_pools_serves(cp->pools, order))
+		return false;
+	/*
+	 * At the cap, an uncached chunk takes the place of cached pooled
+	 * ones: giving back a cached chunk costs nothing, an uncached one
+	 * two changes of the linear map (now, and at its next allocation).
+	 */
+	if (!ion_pool_zero_reserve(cp->zero, n, cap) &&
+	    (cached || !ion_page_pools_shrink(cp->pools, n, false) ||
+	     !ion_pool_zero_reserve(cp->zero, n, cap)))
+		return false;
+	set_page_private(page, order);
+	list_add_tail(&page->lru, chunks);
+	return true;
+}
+
+/* Hand @chunks to the worker (or, when empty, let it check the cap). */
+static void ion_chunk_queue(struct ion_chunk_pool *cp,
+			    struct list_head *chunks, bool cached,
+			    unsigned long cap)
+{
+	if (list_empty(chunks))
+		ion_pool_zero_check_cap(cp->zero, cap);
+	else
+		ion_pool_zero_queue(cp->zero, chunks, cached);
+}
+
+/*
+ * Chunk by chunk: defer each chunk while the pools stay within @cap, give
+ * the others back to the buddy allocator.
+ */
+static void ion_chunk_defer_table(struct ion_chunk_pool *cp,
+				  struct sg_table *sgt, bool cached,
+				  unsigned long cap)
+{
+	struct scatterlist *sg;
+	LIST_HEAD(chunks);
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		struct page *page = sg_page(sg);
+		unsigned int order = get_order(sg->length);
+
+		if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks))
+			ion_page_chunk_release_or_leak(page, order, cached,
+						       cp->name);
+	}
+	ion_chunk_queue(cp, &chunks, cached, cap);
+}
+
+/*
+ * The pages of @sgt when every chunk is of a pool order, else 0.  Reads
+ * the table only: the chunks' struct pages are left for the worker.
+ */
+static unsigned long ion_chunk_table_pages(struct ion_chunk_pool *cp,
+					   struct sg_table *sgt)
+{
+	unsigned long npages = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (!ion_page_pools_serves(cp->pools, get_order(sg->length)))
+			return 0;
+		npages += sg->length >> PAGE_SHIFT;
+	}
+	return npages;
+}
+
+/**
+ * ion_chunk_free() - take back the one chunk of a freed buffer
+ * @cp:     the heap's pools
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: whether the buffer was cached (else its linear map is still
+ *	    write-combined)
+ *
+ * The chunk is queued for zeroing and pooling (the worker starts within
+ * ION_POOL_DELAY_MS) while the pools are within their cap, otherwise given
+ * back to the buddy allocator at once (an uncached one restored to
+ * write-back first; one that cannot be is leaked with a warning).  An
+ * isolated free of a small cached chunk is given back at once too.
+ *
+ * Context: Process context, may sleep.
+ */
+void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
+		    unsigned int order, bool cached)
+{
+	unsigned long cap = ion_page_pools_cap();
+	LIST_HEAD(chunks);
+
+	if (ion_chunk_isolated(cp, 1UL << order, cached)) {
+		__free_pages(page, order);
+		ion_pool_zero_check_cap(cp->zero, cap);
+		return;
+	}
+	if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks))
+		ion_page_chunk_release_or_leak(page, order, cached, cp->name);
+	ion_chunk_queue(cp, &chunks, cached, cap);
+}
+
+/**
+ * ion_chunk_free_table() - take back a freed buffer's chunks and table
+ * @cp:     the heap's pools
+ * @sgt:    the buffer's table, from ion_chunk_alloc_table(), one chunk per
+ *	    entry; freed here or by the worker
+ * @cached: whether the buffer was cached
+ *
+ * As ion_chunk_free() for each chunk.  When the whole buffer fits within
+ * the cap, the table is queued as it is: the free touches none of the
+ * chunks' struct pages, and the worker unpacks and frees the table.
+ *
+ * Context: Process context, may sleep.
+ */
+void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
+			  bool cached)
+{
+	unsigned long npages = ion_chunk_table_pages(cp, sgt);
+	unsigned long cap = ion_page_pools_cap();
+	/* Once: it records this free's time, so a second call is false. */
+	bool isolated = ion_chunk_isolated(cp, npages, cached);
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!isolated && npages &&
+	    ion_pool_zero_reserve(cp->zero, npages, cap)) {
+		ion_pool_zero_queue_table(cp->zero, sgt, cached);
+		return;
+	}
+	if (isolated) {
+		for_each_sgtable_sg(sgt, sg, i)
+			__free_pages(sg_page(sg), get_order(sg->length));
+		ion_pool_zero_check_cap(cp->zero, cap);
+	} else {
+		ion_chunk_defer_table(cp, sgt, cached, cap);
+	}
+	ion_pool_drop_table(sgt);
+}
+
+/**
+ * ion_chunk_pool_debug_show() - the pools' lines of the heap's debugfs file
+ * @cp: the heap's pools
+ * @s:  the heap's debugfs file
+ *
+ * See ion_page_pools_debug_show().
+ *
+ * Context: Process context; does not sleep.
+ */
+void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s)
+{
+	ion_page_pools_debug_show(cp->pools, s);
+}
+
+/**
+ * ion_chunk_pool_create() - pools for a heap's chunk orders
+ * @name:    short name of the heap (for the worker, the shrinker and
+ *	     messages)
+ * @orders:  the orders of the heap's chunks, largest first
+ * @norders: how many, at most 4
+ *
+ * Creates the pools, then their zeroing worker, which starts their
+ * shrinker.
+ *
+ * Context: Process context (module init).
+ * Return: the pools, or ERR_PTR(-EINVAL) for bad orders, ERR_PTR(-ENOMEM).
+ */
+struct ion_chunk_pool *ion_chunk_pool_create(const char *name,
+					     const unsigned int *orders,
+					     unsigned int norders)
+{
+	struct ion_chunk_pool *cp;
+	unsigned int i, max = 0;
+	int ret;
+
+	cp = kzalloc(sizeof(*cp), GFP_KERNEL);
+	if (!cp)
+		return ERR_PTR(-ENOMEM);
+	cp->name = name;
+	cp->pools = ion_page_pools_create(name, orders, norders);
+	if (IS_ERR(cp->pools)) {
+		ret = PTR_ERR(cp->pools);
+		goto err_free_cp;
+	}
+	for (i = 0; i < norders; i++)
+		max = max(max, orders[i]);
+	cp->zero = ion_pool_zero_create(cp->pools, name, max);
+	if (IS_ERR(cp->zero)) {
+		ret = PTR_ERR(cp->zero);
+		goto err_destroy_pools;
+	}
+	return cp;
+
+err_destroy_pools:
+	ion_page_pools_destroy(cp->pools);
+err_free_cp:
+	kfree(cp);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ion_chunk_pool_destroy() - free every pooled chunk and the pools
+ * @cp: from ion_chunk_pool_create(); no buffer may still hold chunks that
+ *	will come back to it
+ *
+ * Stops the shrinker, lets the worker finish the chunks still queued,
+ * then gives every chunk back to the buddy allocator (uncached ones
+ * restored to write-back; one that cannot be is leaked with a warning
+ * rather than freed write-combined).
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_chunk_pool_destroy(struct ion_chunk_pool *cp)
+{
+	ion_pool_zero_destroy(cp->zero);
+	ion_page_pools_destroy(cp->pools);
+	kfree(cp);
+}

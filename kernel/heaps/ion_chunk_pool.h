@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion heaps: what a heap sees of its page pools (ion_chunk_pool.c).
+ *
+ * A heap gets a chunk (a block of the buddy allocator, of one of the
+ * orders the pools were created with) from ion_chunk_get() before asking
+ * the buddy allocator, and gives back a chunk nobody used with
+ * ion_chunk_put().  A freed buffer's chunk goes to ion_chunk_free(), a
+ * freed buffer of several chunks with its table (from ion_chunk_alloc_table())
+ * to ion_chunk_free_table(): they are zeroed on a worker thread before they
+ * return to a pool, or given back to the buddy allocator.  A shrinker gives
+ * pooled chunks back under memory pressure; the module parameter
+ * pool_max_mb caps what is kept.  The layers behind this are listed in
+ * ion_page_pool.h.
+ */
+#ifndef _ION_CHUNK_POOL_H
+#define _ION_CHUNK_POOL_H
+
+#include <linux/types.h>
+
+struct page;
+struct seq_file;
+struct sg_table;
+struct ion_chunk_pool;
+
+struct ion_chunk_pool *ion_chunk_pool_create(const char *name,
+					     const unsigned int *orders,
+					     unsigned int norders);
+void ion_chunk_pool_destroy(struct ion_chunk_pool *cp);
+
+struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
+			   bool cached);
+void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
+		   unsigned int order, bool cached);
+void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
+		    unsigned int order, bool cached);
+
+struct sg_table *ion_chunk_alloc_table(unsigned int nents);
+void ion_chunk_drop_table(struct sg_table *sgt);
+void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
+			  bool cached);
+
+unsigned long ion_chunk_pool_pages(struct ion_chunk_pool *cp);
+void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s);
+
+#endif /* _ION_CHUNK_POOL_H */
