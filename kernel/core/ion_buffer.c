@@ -19,9 +19,10 @@
  *
  * A buffer is created in one step with its dma-buf: ion_buffer_create()
  * validates the request, tries the heaps of the mask in priority order
- * (highest heap id first; a heap answering -ENOMEM, or -EINVAL for an
- * alignment it cannot honour, passes the request on to the next one, any
- * other error ends the search), exports the dma-buf
+ * (highest heap id first; a heap answering -ENOMEM, -EDQUOT for a quota
+ * (ion_quota.c) or -EINVAL for an alignment it cannot honour passes the
+ * request on to the next one, any other error ends the search), exports
+ * the dma-buf
  * and charges the buffer.  From then on the buffer is the dma-buf's: it is
  * freed only by the dma-buf's release op, through ion_buffer_release(),
  * when the last reference to the dma-buf file goes.
@@ -129,6 +130,7 @@ static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 		buffer->heap_mapped_dma = false;
 	}
 	heap->ops->free(&buffer->base);
+	ion_quota_uncharge(heap, buffer);
 	if (heap->owner)
 		module_put(heap->owner);
 	buffer->base.heap = NULL;
@@ -143,20 +145,26 @@ static int ion_buffer_try_heap(struct ion_device *dev,
 
 	if (heap->owner && !try_module_get(heap->owner))
 		return -ENOMEM;
+	ret = ion_quota_charge(heap, buffer);
+	if (ret)
+		goto err_put_module;
 	base->heap = heap;
 	ret = heap->ops->allocate(heap, base);
 	if (!ret && WARN_ON_ONCE(!base->sg_table && !heap->ops->map_dma)) {
 		heap->ops->free(base);
 		ret = -EINVAL;
 	}
-	if (ret) {
-		ion_account_failure(dev, heap);
-		base->heap = NULL;
-		base->sg_table = NULL;
-		base->priv_virt = NULL;
-		if (heap->owner)
-			module_put(heap->owner);
-	}
+	if (!ret)
+		return 0;
+
+	ion_account_failure(dev, heap);
+	base->heap = NULL;
+	base->sg_table = NULL;
+	base->priv_virt = NULL;
+	ion_quota_uncharge(heap, buffer);
+err_put_module:
+	if (heap->owner)
+		module_put(heap->owner);
 	return ret;
 }
 
@@ -189,8 +197,8 @@ static int ion_buffer_back(struct ion_device *dev,
 			   unsigned int heap_mask,
 			   struct ion_heap *const *only)
 {
+	bool nomem = false, quota = false;
 	struct ion_heap *heap;
-	bool nomem = false;
 	int ret = -ENODEV;
 
 	percpu_down_read(&dev->heap_lock);
@@ -205,13 +213,19 @@ static int ion_buffer_back(struct ion_device *dev,
 			continue;
 		ret = ion_buffer_try(dev, heap, buffer);
 		nomem |= ret == -ENOMEM;
-		if ((ret != -ENOMEM && ret != -EINVAL) ||
+		quota |= ret == -EDQUOT;
+		if ((ret != -ENOMEM && ret != -EINVAL && ret != -EDQUOT) ||
 		    ion_buffer_too_big(buffer))
 			break;
 	}
-	/* Out of memory somewhere beats "cannot honour the alignment". */
-	if (ret == -EINVAL && nomem)
+	/*
+	 * Out of memory somewhere beats over quota, which beats "cannot
+	 * honour the alignment".
+	 */
+	if ((ret == -EINVAL || ret == -EDQUOT) && nomem)
 		ret = -ENOMEM;
+	else if (ret == -EINVAL && quota)
+		ret = -EDQUOT;
 out_unlock:
 	percpu_up_read(&dev->heap_lock);
 	return ret;

@@ -77,6 +77,7 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
 		return ERR_PTR(-ENOMEM);
 	}
 	refcount_set(&client->owner->ref, 1);
+	client->owner->kernel = !pid;
 	kref_init(&client->ref);
 	client->dev = dev;
 	client->pid = get_pid(pid);

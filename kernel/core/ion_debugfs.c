@@ -207,6 +207,7 @@ static void ion_heap_show_header(struct seq_file *s, struct ion_heap *heap)
 	seq_printf(s, "peak_bytes: %llu\n", st.peak_bytes);
 	seq_printf(s, "allocs: %llu\n", st.allocs);
 	seq_printf(s, "alloc_failures: %llu\n", st.alloc_failures);
+	seq_printf(s, "quota_refusals: %llu\n", st.quota_refusals);
 	if (heap->ops->debug_show)
 		heap->ops->debug_show(heap, s);
 	seq_putc(s, '\n');
@@ -363,6 +364,7 @@ void ion_debugfs_init(struct ion_device *dev)
 	dev->debug_clients = debugfs_create_dir("clients", dev->debug_root);
 	debugfs_create_file("summary", 0444, dev->debug_root, dev,
 			    &ion_summary_fops);
+	ion_quota_debugfs_init(dev);
 }
 
 /**

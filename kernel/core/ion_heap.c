@@ -97,6 +97,7 @@ int ion_device_add_heap(struct ion_heap *heap)
 	if (!core)
 		return -ENOMEM;
 	xa_init(&core->buffers);
+	xa_init(&core->uids);
 
 	percpu_down_write(&dev->heap_lock);
 	ret = ion_heap_insert(dev, heap);
@@ -155,6 +156,7 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	spin_unlock(&dev->stats_lock);
 	WARN_ON_ONCE(!xa_empty(&core->buffers));
 	xa_destroy(&core->buffers);
+	ion_quota_heap_exit(core);
 	heap->core = NULL;
 	percpu_up_write(&dev->heap_lock);
 	kfree(core);

@@ -249,6 +249,7 @@ int ion_carveout_heap_init(void)
 		goto err_destroy_pool;
 
 	co->heap.name = ION_CARVEOUT_HEAP_NAME;
+	co->heap.size = size;
 	co->heap.type = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.id = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.ops = &ion_carveout_heap_ops;

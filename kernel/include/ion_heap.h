@@ -122,6 +122,9 @@ struct ion_heap_ops {
  * @id:		bit number in a heap_id_mask, unique, < ION_NUM_HEAP_IDS;
  *		by default equal to @type
  * @ops:	the heap's operations
+ * @size:	optional: the most bytes the heap can ever give (a carveout's
+ *		or CMA area's size), 0 when only RAM bounds it; the default
+ *		per-user quota is half of it (ion_quota.c)
  * @dev:	optional device the heap allocates for (DMA-API heaps); the
  *		heap's @begin_cpu_access / @end_cpu_access do the cache
  *		maintenance for it
@@ -139,6 +142,7 @@ struct ion_heap {
 	enum ion_heap_type type;
 	unsigned int id;
 	const struct ion_heap_ops *ops;
+	u64 size;
 	struct device *dev;
 	void *priv;
 	struct module *owner;

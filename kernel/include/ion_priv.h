@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/xarray.h>
 
 #include "ion_heap.h"
@@ -37,6 +38,7 @@ struct pid;
  * @peak_bytes:	    high-water mark of @bytes
  * @allocs:	    successful allocations so far
  * @alloc_failures: failed allocation attempts so far
+ * @quota_refusals: allocations refused for a quota (ion_quota.c)
  *
  * Protected by &ion_device.stats_lock; changed only in ion_buffer.c.
  */
@@ -46,6 +48,7 @@ struct ion_stats {
 	u64 peak_bytes;
 	u64 allocs;
 	u64 alloc_failures;
+	u64 quota_refusals;
 };
 
 /*
@@ -64,6 +67,8 @@ struct ion_stats {
  *	     before it is freed, so a debugfs reader holding the lock may
  *	     look at the buffers it finds.  Readers hold it for a bounded
  *	     batch of entries only (ion_debugfs.c)
+ * @uids:    bytes of live buffers per user (uid -> struct ion_quota_uid),
+ *	     counters under &ion_device.stats_lock (ion_quota.c)
  * @debugfs: the heap's file in heaps/
  * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
  *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
@@ -74,6 +79,7 @@ struct ion_stats {
 struct ion_heap_core {
 	struct ion_stats stats;
 	struct xarray buffers;
+	struct xarray uids;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
 };
@@ -151,6 +157,7 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @kmap_count:	  users of the kernel mapping @vaddr
  * @vaddr:	  the kernel mapping, while @kmap_count > 0
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
+ * @uid:	  the user charged for the buffer (ion_quota.c)
  * @one_table:	  the table of a single-chunk buffer, see
  *		  ion_buffer_one_chunk(): heaps with one chunk per buffer
  *		  allocate no table of their own
@@ -177,6 +184,7 @@ struct ion_core_buffer {
 	unsigned int kmap_count;
 	void *vaddr;
 	bool heap_mapped_dma;
+	kuid_t uid;
 	struct sg_table one_table;
 	struct scatterlist one_sg;
 };
@@ -205,6 +213,10 @@ struct ion_client_heap_stat {
  *	  buffer may outlive its client)
  * @name: the client's unique name, set before the client is listed and
  *	  fixed from then on
+ * @kernel: a kernel client's (not limited by quotas unless quota_root)
+ * @heap_bytes: bytes of live buffers it allocated, per heap id, under
+ *	  &ion_device.stats_lock (ion_quota.c): they count until freed,
+ *	  whoever holds them
  *
  * debugfs shows the owner of each buffer; sharing the name costs an
  * allocation a reference instead of a copy.
@@ -212,6 +224,8 @@ struct ion_client_heap_stat {
 struct ion_owner {
 	refcount_t ref;
 	char name[ION_CLIENT_NAME_LEN];
+	bool kernel;
+	u64 heap_bytes[ION_NUM_HEAP_IDS];
 };
 
 static inline struct ion_owner *ion_owner_get(struct ion_owner *owner)
@@ -316,6 +330,12 @@ int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
 		    size_t *len);
 void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 		    struct ion_stats *out);
+
+/* ion_quota.c */
+int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer);
+void ion_quota_uncharge(struct ion_heap *heap, struct ion_core_buffer *buffer);
+void ion_quota_heap_exit(struct ion_heap_core *core);
+void ion_quota_debugfs_init(struct ion_device *dev);
 
 /* ion_heap.c */
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
