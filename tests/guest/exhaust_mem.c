@@ -19,7 +19,7 @@
 #include <signal.h>
 #include <sys/sysinfo.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define HUGE		(3ULL << 30)
 #define CHUNK		(256ULL << 20)
@@ -94,7 +94,7 @@ static void run(const char *name, unsigned long long len, unsigned int mask,
 	close(p[0]);
 	waitpid(pid, &status, 0);
 	oom1 = it_vmstat("oom_kill");
-	killed = fz_kmsg_grep(kmsg, oom_lines);
+	killed = it_kmsg_grep(kmsg, oom_lines);
 
 	if (WIFSIGNALED(status))
 		tap_diag("%s: child killed by signal %d", name,
@@ -122,9 +122,9 @@ int main(void)
 	unsigned int i;
 	char name[128];
 
-	kmsg = fz_kmsg_open();
+	kmsg = it_kmsg_open(0);
 	if (!tap_ok(kmsg >= 0, "open /dev/kmsg"))
-		tap_diag("open /dev/kmsg: %s", strerror(errno));
+		tap_diag("open /dev/kmsg: %s", strerror(-kmsg));
 	if (sysinfo(&si))
 		return 1;
 	total = (unsigned long long)si.totalram * si.mem_unit;

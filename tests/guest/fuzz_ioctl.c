@@ -44,7 +44,7 @@
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define DEF_ITERATIONS	200000	/* total, over all threads */
 #define DEF_PROCS	2	/* worker processes besides this one */

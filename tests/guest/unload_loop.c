@@ -16,7 +16,7 @@
 #include <limits.h>
 #include <sys/socket.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define LOOPS	50
 
