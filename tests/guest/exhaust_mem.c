@@ -39,18 +39,12 @@ static void child(int out, unsigned long long len, unsigned int mask,
 {
 	struct report r = { 0 };
 	long long t0 = it_now_ms(), t;
-	ion_user_handle_t h;
 	int ion = it_open(), ret, i;
 
 	alarm(HANG_S);
 	for (i = 0; i < (hold ? MAX_CHUNKS : 1); i++) {
 		t = it_now_ms();
-		if (ion < 0)
-			ret = ion;
-		else if (legacy)
-			ret = it_alloc_handle(ion, (size_t)len, 0, mask, 0, &h);
-		else
-			ret = it_alloc_fd(ion, len, mask, 0);
+		ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0, legacy);
 		if (ret < 0) {
 			r.err = -ret;
 			r.fail_ms = it_now_ms() - t;

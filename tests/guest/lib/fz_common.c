@@ -152,6 +152,41 @@ int fz_unload(const char *name)
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
+int fz_holders(const char *name, int verbose)
+{
+	char path[128];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/holders", name);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			if (verbose)
+				tap_diag("%s.ko is used by %s", name, e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+int fz_unload_refused(const char *what)
+{
+	int ret = fz_unload("ion");
+
+	if (!ret) {
+		tap_diag("ion.ko unloaded while %s lives", what);
+		fz_load_ion();
+	} else if (ret != -EWOULDBLOCK && ret != -EBUSY) {
+		tap_diag("delete_module: %s", strerror(-ret));
+	}
+	return tap_ok(ret == -EWOULDBLOCK || ret == -EBUSY,
+		      "unload refused while %s lives", what);
+}
+
 int fz_load_ion(void)
 {
 	struct stat st;

@@ -73,6 +73,18 @@ int fz_module_loaded(const char *name);
 /* delete_module(O_NONBLOCK): 0 or -errno. */
 int fz_unload(const char *name);
 
+/*
+ * Modules that hold module @name (/sys/module/<name>/holders), each named
+ * in a diagnostic when @verbose.
+ */
+int fz_holders(const char *name, int verbose);
+
+/*
+ * A case: unloading ion.ko is refused (EWOULDBLOCK or EBUSY) while @what
+ * lives; if it unloaded anyway, load it again at once.
+ */
+int fz_unload_refused(const char *what);
+
 /* modprobe ion and wait for /dev/ion; 1 when it is there. */
 int fz_load_ion(void);
 

@@ -117,6 +117,13 @@ int it_alloc_handle(int fd, size_t len, size_t align,
 
 int it_free(int fd, ion_user_handle_t handle);
 
+/*
+ * ALLOC through the handle ABI (@legacy: the handle stays with the client,
+ * 0 is returned) or the fd ABI (the dma-buf fd is returned); -errno.
+ */
+int it_alloc_abi(int fd, uint64_t len, unsigned int mask, unsigned int flags,
+		 int legacy);
+
 /* SHARE (or MAP with cmd == ION_IOC_MAP): returns a dma-buf fd or -errno. */
 int it_share_cmd(int fd, unsigned long cmd,
 		 ion_user_handle_t handle);
@@ -229,6 +236,10 @@ int it_summary(long long *buffers, long long *bytes);
  */
 long long it_buffer_num(int buf_fd, const char *heap,
 			const char *col);
+
+/* The same for the buffer of inode @ino (its fds may all be closed). */
+long long it_buffer_num_ino(unsigned long ino, const char *heap,
+			    const char *col);
 
 /* Is the dma-buf behind @buf_fd listed in heap @heap's debugfs file? */
 int it_buffer_in_heap(int buf_fd, const char *heap);

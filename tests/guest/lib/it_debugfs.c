@@ -165,20 +165,27 @@ int it_summary(long long *buffers, long long *bytes)
 	return (*buffers < 0 || *bytes < 0) ? -EPROTO : 0;
 }
 
-long long it_buffer_num(int buf_fd, const char *heap,
-			const char *col)
+long long it_buffer_num_ino(unsigned long ino, const char *heap,
+			    const char *col)
 {
 	struct it_dfs d;
 	const char *v;
 	long long ret = -1;
+	char s[32];
 
 	if (it_dfs_load_heap(&d, heap))
 		return -1;
-	v = it_dfs_cell(&d, it_dfs_find_ino(&d, buf_fd), col);
+	snprintf(s, sizeof(s), "%lu", ino);
+	v = it_dfs_cell(&d, it_dfs_find(&d, "ino", s), col);
 	if (v)
 		ret = strtoll(v, NULL, 0);
 	it_dfs_free(&d);
 	return ret;
+}
+
+long long it_buffer_num(int buf_fd, const char *heap, const char *col)
+{
+	return it_buffer_num_ino(it_ino(buf_fd), heap, col);
 }
 
 int it_buffer_in_heap(int buf_fd, const char *heap)

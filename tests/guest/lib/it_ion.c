@@ -114,6 +114,16 @@ int it_alloc_handle(int fd, size_t len, size_t align,
 	return ret;
 }
 
+int it_alloc_abi(int fd, uint64_t len, unsigned int mask, unsigned int flags,
+		 int legacy)
+{
+	ion_user_handle_t h;
+
+	if (legacy)
+		return it_alloc_handle(fd, (size_t)len, 0, mask, flags, &h);
+	return it_alloc_fd(fd, len, mask, flags);
+}
+
 int it_free(int fd, ion_user_handle_t handle)
 {
 	struct ion_handle_data d = { .handle = handle };
