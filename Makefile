@@ -63,12 +63,24 @@ BINDIR ?= $(PREFIX)/bin
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
 
+# Guest test programs (tests/README.md).  Program NAME is
+# tests/guest/NAME.c, plus every tests/guest/NAME/*.c when that directory
+# exists; tests/guest/compat/NAME.c (plus compat/NAME/*.c) is built with
+# -m32 as NAME-m32.  Every program links the test library tests/guest/lib/,
+# compiled once per ABI into libiontest.a.
 GUEST_C := $(wildcard tests/guest/*.c)
 GUEST_SH := $(wildcard tests/guest/*.sh)
 GUEST_M32 := $(if $(filter x86_64,$(ARCH)),$(wildcard tests/guest/compat/*.c))
 GUEST_BINS := $(GUEST_C:tests/guest/%.c=$(BUILD)/guest/tests/%) \
 	$(GUEST_SH:tests/guest/%.sh=$(BUILD)/guest/tests/%) \
 	$(GUEST_M32:tests/guest/compat/%.c=$(BUILD)/guest/tests/%-m32)
+GUEST_OBJ := $(BUILD)/guest/obj
+GUEST_OBJ32 := $(BUILD)/guest/obj32
+TLIB_SRCS := $(wildcard tests/guest/lib/*.c)
+TLIB_A := $(GUEST_OBJ)/lib/libiontest.a
+TLIB_A32 := $(GUEST_OBJ32)/lib/libiontest.a
+# The sources of program $(1) (a path below tests/guest/, without .c).
+guest_srcs = tests/guest/$(1).c $(wildcard tests/guest/$(1)/*.c)
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
@@ -152,17 +164,47 @@ $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIBION_A) -lpthread
 
-# Guest programs are rebuilt when any shared test header changes.
-GUEST_HDRS := $(wildcard tests/guest/*.h tests/kmod/*.h lib/ion/*.h) \
-	include/uapi/linux/ion.h
-$(BUILD)/guest/tests/%: tests/guest/%.c $(GUEST_HDRS) $(LIBION_A)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Itests/guest $(USER_LDFLAGS) -o $@ $< \
-		$(LIBION_A) -lpthread
+# Guest programs: every object has a compiler-written dependency file
+# (-MMD -MP), so editing any header rebuilds exactly the objects that
+# include it.
+GUEST_CFLAGS := $(USER_CFLAGS) -Itests/guest/lib -MMD -MP
 
-$(BUILD)/guest/tests/%-m32: tests/guest/compat/%.c $(GUEST_HDRS)
+$(GUEST_OBJ)/%.o: tests/guest/%.c
 	@mkdir -p $(@D)
-	$(CC) -m32 $(USER_CFLAGS) -Itests/guest $(USER_LDFLAGS) -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -c -o $@ $<
+
+$(GUEST_OBJ32)/%.o: tests/guest/%.c
+	@mkdir -p $(@D)
+	$(CC) -m32 $(GUEST_CFLAGS) -c -o $@ $<
+
+$(TLIB_A): $(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ)/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(TLIB_A32): $(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ32)/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+# $(1): program name, $(2): its objects.
+define guest_prog
+$(BUILD)/guest/tests/$(1): $(2) $(TLIB_A) $(LIBION_A)
+	@mkdir -p $$(@D)
+	$$(CC) $(USER_LDFLAGS) -o $$@ $(2) $(TLIB_A) $(LIBION_A) -lpthread
+GUEST_OBJS += $(2)
+endef
+
+define guest_prog_m32
+$(BUILD)/guest/tests/$(1)-m32: $(2) $(TLIB_A32)
+	@mkdir -p $$(@D)
+	$$(CC) -m32 $(USER_LDFLAGS) -o $$@ $(2) $(TLIB_A32)
+GUEST_OBJS += $(2)
+endef
+
+$(foreach t,$(GUEST_C:tests/guest/%.c=%),$(eval $(call guest_prog,$(t),\
+	$(patsubst tests/guest/%.c,$(GUEST_OBJ)/%.o,$(call guest_srcs,$(t))))))
+$(foreach t,$(GUEST_M32:tests/guest/compat/%.c=%),$(eval $(call guest_prog_m32,$(t),\
+	$(patsubst tests/guest/%.c,$(GUEST_OBJ32)/%.o,$(call guest_srcs,compat/$(t))))))
+GUEST_OBJS += $(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ)/%.o) \
+	$(if $(GUEST_M32),$(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ32)/%.o))
+-include $(GUEST_OBJS:.o=.d)
 
 $(BUILD)/guest/tests/%: tests/guest/%.sh
 	@mkdir -p $(@D)

@@ -26,15 +26,9 @@ static void child(int out, unsigned long long len, unsigned int mask,
 	struct result r;
 	long long t0;
 	int ion = it_open(), ret;
-	ion_user_handle_t h;
 
 	t0 = it_now_ms();
-	if (ion < 0)
-		ret = ion;
-	else if (legacy)
-		ret = it_alloc_handle(ion, (size_t)len, 0, mask, 0, &h);
-	else
-		ret = it_alloc_fd(ion, len, mask, 0);
+	ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0, legacy);
 	r.ms = it_now_ms() - t0;
 	r.err = ret < 0 ? -ret : 0;
 	if (write(out, &r, sizeof(r)) != sizeof(r))

@@ -11,24 +11,6 @@
 #include "ion_test_util.h"
 #include "vgem_util.h"
 
-/* The attachments column of @buf_fd's row in @heap's file, or -1. */
-static long long attachments(const char *heap, int buf_fd)
-{
-	long long n = -1;
-	struct it_dfs d;
-	const char *v;
-	int row;
-
-	if (it_dfs_load_heap(&d, heap))
-		return -1;
-	row = it_dfs_find_ino(&d, buf_fd);
-	v = row >= 0 ? it_dfs_cell(&d, row, "attachments") : NULL;
-	if (v)
-		n = atoll(v);
-	it_dfs_free(&d);
-	return n;
-}
-
 static void importer_case(int ion, int drm, const struct it_heap *h,
 			  unsigned int flags)
 {
@@ -53,7 +35,7 @@ static void importer_case(int ion, int drm, const struct it_heap *h,
 		close(buf);
 		return;
 	}
-	tap_ok(attachments(h->name, buf) == 1,
+	tap_ok(it_buffer_num(buf, h->name, "attachments") == 1,
 	       "%s %s: debugfs counts one attachment", h->name, kind);
 	it_expect(it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW), 0,
 		  "%s %s: SYNC_START with a mapped attachment", h->name, kind);

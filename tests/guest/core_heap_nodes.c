@@ -76,14 +76,7 @@ static int client_file_exists(const char *name)
 
 static long long summary_num(const char *key)
 {
-	struct it_dfs d;
-	long long v;
-
-	if (it_dfs_load(&d, IT_DEBUGFS "/summary"))
-		return -1;
-	v = it_dfs_num(&d, key);
-	it_dfs_free(&d);
-	return v;
+	return it_dfs_file_num(IT_DEBUGFS "/summary", key);
 }
 
 /* fd flags, access mode, size, mmap, sync, zero: any dma-heap node. */

@@ -19,7 +19,7 @@
 #include <signal.h>
 #include <sys/sysinfo.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define HUGE		(3ULL << 30)
 #define CHUNK		(256ULL << 20)
@@ -39,18 +39,12 @@ static void child(int out, unsigned long long len, unsigned int mask,
 {
 	struct report r = { 0 };
 	long long t0 = it_now_ms(), t;
-	ion_user_handle_t h;
 	int ion = it_open(), ret, i;
 
 	alarm(HANG_S);
 	for (i = 0; i < (hold ? MAX_CHUNKS : 1); i++) {
 		t = it_now_ms();
-		if (ion < 0)
-			ret = ion;
-		else if (legacy)
-			ret = it_alloc_handle(ion, (size_t)len, 0, mask, 0, &h);
-		else
-			ret = it_alloc_fd(ion, len, mask, 0);
+		ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0, legacy);
 		if (ret < 0) {
 			r.err = -ret;
 			r.fail_ms = it_now_ms() - t;
@@ -94,7 +88,7 @@ static void run(const char *name, unsigned long long len, unsigned int mask,
 	close(p[0]);
 	waitpid(pid, &status, 0);
 	oom1 = it_vmstat("oom_kill");
-	killed = fz_kmsg_grep(kmsg, oom_lines);
+	killed = it_kmsg_grep(kmsg, oom_lines);
 
 	if (WIFSIGNALED(status))
 		tap_diag("%s: child killed by signal %d", name,
@@ -122,9 +116,9 @@ int main(void)
 	unsigned int i;
 	char name[128];
 
-	kmsg = fz_kmsg_open();
+	kmsg = it_kmsg_open(0);
 	if (!tap_ok(kmsg >= 0, "open /dev/kmsg"))
-		tap_diag("open /dev/kmsg: %s", strerror(errno));
+		tap_diag("open /dev/kmsg: %s", strerror(-kmsg));
 	if (sysinfo(&si))
 		return 1;
 	total = (unsigned long long)si.totalram * si.mem_unit;

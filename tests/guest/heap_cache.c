@@ -239,7 +239,7 @@ int main(void)
 		return tap_exit();
 	}
 #ifdef __aarch64__
-	kp_setup();
+	kp_setup(KP_GROUP);
 #else
 	memtype_list_note();
 #endif

@@ -147,18 +147,12 @@ static long long cma_base = -1, cma_size;
 static void cma_area(void)
 {
 	unsigned long long mib, base;
-	char rec[1024], *p;
-	ssize_t n;
-	int fd;
+	char rec[IT_KMSG_REC], *p;
+	int fd = it_kmsg_open(1);
 
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	/* One record per read; EAGAIN at the end, EPIPE if one was lost. */
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
-		if (n <= 0)
-			continue;
-		rec[n] = 0;
+	while (it_kmsg_next(fd, rec, sizeof(rec))) {
 		p = strstr(rec, "cma: Reserved ");
 		if (p && sscanf(p, "cma: Reserved %llu MiB at %llx", &mib,
 				&base) == 2) {

@@ -376,7 +376,7 @@ static void noncoherent_pass(int ion, int *tfd, const struct it_heaps *hs)
 		 info.iommu_group);
 	tap_ok(!info.coherent,
 	       "edu_noncoherent=1: the kernel treats edu as non-coherent");
-	if (!tap_ok(!kp_setup(), "kprobe events on arch_sync_dma_for_*"))
+	if (!tap_ok(!kp_setup(KP_GROUP), "kprobe events on arch_sync_dma_for_*"))
 		goto restore;
 	nc_watch = 1;
 	all_round_trips(ion, *tfd, &info, hs, ", non-coherent edu", 0);

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 
 #include "heap_util.h"
+#include "fz_common.h"
 
 #define HEAP_FILE	HT_SYSTEM_HEAP_FILE
 #define CAP_PARAM	"/sys/module/ion/parameters/pool_max_mb"
@@ -395,30 +396,6 @@ static void cap_case(int ion)
 		tap_diag("could not restore pool_max_mb=%s", old);
 }
 
-static int holders(void)
-{
-	DIR *d = opendir("/sys/module/ion/holders");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-static int reload(void)
-{
-	struct stat st;
-	int i, ret = system("modprobe ion");
-
-	for (i = 0; i < 50 && stat(IT_DEV, &st); i++)
-		usleep(100000);
-	return ret == 0 && !stat(IT_DEV, &st);
-}
-
 /* Closes @ion: nothing of this program may hold ion.ko while it unloads. */
 static void unload_case(int ion)
 {
@@ -428,7 +405,7 @@ static void unload_case(int ion)
 	const long long margin = 8 * (long long)MiB;
 	int ret;
 
-	if (holders()) {
+	if (fz_holders("ion", 0)) {
 		close(ion);
 		tap_skip("nothing leaks across module unload",
 			 "other modules use ion.ko");
@@ -460,7 +437,7 @@ static void unload_case(int ion)
 	       "pooled memory shows as used in MemFree");
 	tap_ok(!ret && free2 >= free0 - margin,
 	       "nothing leaks across module unload");
-	tap_ok(reload(), "modprobe ion loads it again");
+	tap_ok(fz_load_ion(), "modprobe ion loads it again");
 	tap_ok(ht_system_num("pool_bytes") == 0, "the pools start empty");
 }
 

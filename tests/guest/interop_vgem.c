@@ -13,9 +13,12 @@
  * fake offset to mmap the card at.  PRIME_HANDLE_TO_FD on an imported
  * object hands back the very dma-buf it was imported from
  * (drm_gem_prime_handle_to_dmabuf returns import_attach->dmabuf): the test
- * checks that it is ion's (same inode, ION_IOC_IMPORT accepts it) and
- * compares bytes both ways between the mapping of vgem's fd and the
- * original ion mapping.  In the other direction, vgem's own dumb buffer
+ * checks that it is ion's (same inode, ION_IOC_IMPORT accepts it).  So
+ * vgem offers no view of the bytes of an imported buffer: comparing a
+ * mapping of that fd with the ion mapping would read one dma-buf twice
+ * through ion's own mmap and could not fail, so this test makes no claim
+ * about the bytes (heap_edu and the interop_v4l2_* tests have a device
+ * read and write them).  In the other direction, vgem's own dumb buffer
  * (written through vgem's mmap) exported as a dma-buf is refused by
  * ION_IOC_IMPORT with EINVAL: ion imports only what it exported.
  *
@@ -94,34 +97,6 @@ static int vg_map_dumb(int card, __u32 handle, __u64 *offset)
 	return ret;
 }
 
-/* Compare vgem's view (fd @vfd) with ion's mapping, both directions. */
-static void vg_bytes(const char *heap, struct iv_buf *b, int vfd)
-{
-	struct iv_buf vb = { .fd = vfd, .len = b->len };
-	unsigned char *v;
-	long off;
-
-	v = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_SHARED, vfd, 0);
-	if (!tap_ok(v != MAP_FAILED, "vgem %s: mmap of the fd vgem exported", heap)) {
-		tap_diag("mmap: %s", strerror(errno));
-		return;
-	}
-	vb.map = v;
-	off = iv_buf_check(&vb, vb.len, 7);
-	if (off >= 0)
-		tap_diag("first difference at %ld", off);
-	tap_ok(off < 0, "vgem %s: vgem's buffer holds the bytes the CPU wrote through the ion mapping",
-	       heap);
-
-	iv_buf_pattern(&vb, 99);
-	off = iv_buf_check(b, b->len, 99);
-	if (off >= 0)
-		tap_diag("first difference at %ld", off);
-	tap_ok(off < 0, "vgem %s: bytes written through vgem's fd show in the ion mapping",
-	       heap);
-	munmap(v, b->len);
-}
-
 static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 {
 	const char *name = heap->name;
@@ -173,7 +148,6 @@ static void vg_run(int ion, int card, const struct ion_heap_data *heap)
 			  name);
 		if (!ret)
 			it_free(ion, ih);
-		vg_bytes(name, &b, vfd);
 		close(vfd);
 	}
 	tap_errno(vgem_close(card, handle), 0, "vgem %s: GEM_CLOSE", name);

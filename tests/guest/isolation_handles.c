@@ -18,7 +18,7 @@
  */
 #include <sys/wait.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define ID_MAX		10000
 #define ROUNDS		24

@@ -194,14 +194,9 @@ static void survive_case(const struct it_heap *k, size_t size, int mode)
 
 	/* the child's client is gone from debugfs */
 	{
-		char comm[32] = "";
-		FILE *f = fopen("/proc/self/comm", "r");
+		char comm[32];
 
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
+		it_comm(comm, sizeof(comm));
 		snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s%s", comm,
 			 child_client);
 		tap_ok(stat(path, &st) && errno == ENOENT,

@@ -19,7 +19,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
 
 #define PROCS		3
 #define THREADS		3

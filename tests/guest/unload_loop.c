@@ -16,39 +16,10 @@
 #include <limits.h>
 #include <sys/socket.h>
 
-#include "fuzz/fz_common.h"
+#include "fz_common.h"
+#include "vgem_util.h"
 
 #define LOOPS	50
-
-/* DRM PRIME, from <drm/drm.h> (not installed on the build host). */
-struct fz_drm_prime_handle {
-	__u32 handle;
-	__u32 flags;
-	__s32 fd;
-};
-
-struct fz_drm_gem_close {
-	__u32 handle;
-	__u32 pad;
-};
-
-#define FZ_DRM_IOCTL_GEM_CLOSE	_IOW('d', 0x09, struct fz_drm_gem_close)
-#define FZ_DRM_IOCTL_PRIME_FD_TO_HANDLE \
-	_IOWR('d', 0x2e, struct fz_drm_prime_handle)
-
-static int unload_refused(const char *what)
-{
-	int ret = fz_unload("ion");
-
-	if (!ret) {
-		tap_diag("ion.ko unloaded while %s lives", what);
-		fz_load_ion();
-	} else if (ret != -EWOULDBLOCK && ret != -EBUSY) {
-		tap_diag("delete_module: %s", strerror(-ret));
-	}
-	return tap_ok(ret == -EWOULDBLOCK || ret == -EBUSY,
-		      "unload refused while %s lives", what);
-}
 
 /* Unload must work now; then load again for the next case. */
 static void unload_clean(const char *after)
@@ -76,51 +47,12 @@ static int lone_buffer(unsigned int id, size_t size)
 
 static int loaded_vgem;	/* we loaded it: unload it at the end */
 
-/* Open vgem's card: fd or -errno. */
+/* Open a vgem node (vgem_util.h), remembering whether we loaded it. */
 static int vgem_open(void)
 {
-	char link[PATH_MAX], path[64];
-	int i, fd;
-
-	if (!fz_module_loaded("vgem")) {
-		if (system("modprobe vgem") != 0)
-			return -ENOENT;
+	if (!fz_module_loaded("vgem"))
 		loaded_vgem = 1;
-	}
-	for (i = 0; i < 16; i++) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/sys/class/drm/card%d/device", i);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n < 0)
-			continue;
-		link[n] = 0;
-		if (strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link,
-			   "vgem"))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
-	}
-	return -ENODEV;
-}
-
-/* Attachments of the buffer @ino in heap @heap's debugfs file, or -1. */
-static long long attachments(const char *heap, unsigned long ino)
-{
-	char s[32];
-	struct it_dfs d;
-	const char *v;
-	int row;
-
-	if (it_dfs_load_heap(&d, heap))
-		return -1;
-	snprintf(s, sizeof(s), "%lu", ino);
-	row = it_dfs_find(&d, "ino", s);
-	v = row >= 0 ? it_dfs_cell(&d, row, "attachments") : NULL;
-	row = v ? atoi(v) : -1;
-	it_dfs_free(&d);
-	return row;
+	return open_vgem();
 }
 
 static void per_heap_cases(const struct ion_heap_data *h)
@@ -139,7 +71,7 @@ static void per_heap_cases(const struct ion_heap_data *h)
 					      0, &handle);
 	snprintf(what, sizeof(what), "a %s handle", h->name);
 	if (tap_ok(!ret, "%s: ALLOC_LEGACY", h->name)) {
-		unload_refused(what);
+		fz_unload_refused(what);
 		it_free(ion, handle);
 	}
 	if (ion >= 0)
@@ -151,7 +83,7 @@ static void per_heap_cases(const struct ion_heap_data *h)
 	snprintf(what, sizeof(what), "a %s buffer fd (no /dev/ion open)",
 		 h->name);
 	if (tap_ok(fd >= 0, "%s: ALLOC, /dev/ion closed", h->name)) {
-		unload_refused(what);
+		fz_unload_refused(what);
 		close(fd);
 	}
 	unload_clean(what);
@@ -166,7 +98,7 @@ static void per_heap_cases(const struct ion_heap_data *h)
 		 h->name);
 	if (tap_ok(p != MAP_FAILED, "%s: mmap, then close the fd", h->name)) {
 		it_fill(p, size, 9);
-		unload_refused(what);
+		fz_unload_refused(what);
 		tap_ok(it_check(p, size, 9) < 0,
 		       "%s: the mapping still works after the refusal", h->name);
 		munmap(p, size);
@@ -180,24 +112,23 @@ static void per_heap_cases(const struct ion_heap_data *h)
 	if (drm < 0) {
 		tap_skip(what, "no vgem");
 	} else {
-		struct fz_drm_prime_handle ph = { 0 };
 		unsigned long ino;
+		uint32_t gem;
 
 		fd = lone_buffer(h->heap_id, size);
 		ino = fd >= 0 ? it_ino(fd) : 0;
-		ph.fd = fd;
-		ret = fd >= 0 ? it_ioctl(drm, FZ_DRM_IOCTL_PRIME_FD_TO_HANDLE,
-					 &ph) : fd;
+		ret = fd >= 0 ? vgem_import(drm, fd, &gem) : fd;
 		if (fd >= 0)
 			close(fd);
 		if (ret)
 			tap_diag("PRIME_FD_TO_HANDLE: %s", strerror(-ret));
 		if (tap_ok(!ret, "%s: vgem imports the buffer", h->name)) {
-			long long n = attachments(h->name, ino);
+			long long n = it_buffer_num_ino(ino, h->name,
+							"attachments");
 
 			tap_ok(n == 1, "%s: debugfs shows 1 attachment (%lld)",
 			       h->name, n);
-			unload_refused(what);
+			fz_unload_refused(what);
 		}
 		close(drm);
 	}
@@ -227,7 +158,7 @@ static void per_heap_cases(const struct ion_heap_data *h)
 		char c = 0;
 
 		if (read(sv[0], &c, 1) == 1 && c == 'y')
-			unload_refused(what);
+			fz_unload_refused(what);
 		else
 			tap_ok(0, "%s: the child allocated", h->name);
 		c = 'x';
@@ -329,7 +260,7 @@ int main(void)
 	}
 
 	ion = it_setup(&hs);
-	unload_refused("an open /dev/ion with no buffers");
+	fz_unload_refused("an open /dev/ion with no buffers");
 	close(ion);
 	unload_clean("the /dev/ion fd");
 
@@ -346,14 +277,14 @@ int main(void)
 		node = open(nodes.path[r], O_RDONLY | O_CLOEXEC);
 		snprintf(what, sizeof(what), "an open %s", nodes.path[r]);
 		if (tap_ok(node >= 0, "open %s", nodes.path[r])) {
-			unload_refused(what);
+			fz_unload_refused(what);
 			ret = fz_node_alloc(node, 1 << 16);
 			close(node);
 			snprintf(what, sizeof(what), "a buffer from %s",
 				 nodes.path[r]);
 			if (tap_ok(ret >= 0, "%s: DMA_HEAP_IOCTL_ALLOC",
 				   nodes.path[r])) {
-				unload_refused(what);
+				fz_unload_refused(what);
 				close(ret);
 			}
 		}

@@ -19,45 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_failed;
+/* Cases that failed so far in this process. */
+extern int tap_failed;
 
-static inline void tap_diag(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static inline void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
+/* A "# " diagnostic line. */
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Report one case; returns cond so callers can chain. */
-static inline int tap_ok(int cond, const char *fmt, ...)
+int tap_ok(int cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static inline int tap_ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
 
-	fputs(cond ? "ok - " : "not ok - ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	if (!cond)
-		tap_failed++;
-	return cond;
-}
-
-static inline void tap_skip(const char *name, const char *reason)
-{
-	printf("ok - %s # SKIP %s\n", name, reason);
-	fflush(stdout);
-}
+void tap_skip(const char *name, const char *reason);
 
 /* Assert an errno-returning call: expect == 0 means success. */
 #define tap_errno(ret, expect, ...)					\
@@ -71,9 +43,7 @@ static inline void tap_skip(const char *name, const char *reason)
 		tap_ok(__e == (expect), __VA_ARGS__);			\
 	})
 
-static inline int tap_exit(void)
-{
-	return tap_failed ? 1 : 0;
-}
+/* The exit status: 1 when a case failed, else 0. */
+int tap_exit(void);
 
 #endif /* ION_TESTS_TAP_H */

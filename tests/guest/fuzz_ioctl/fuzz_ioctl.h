@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_ioctl's own declarations, shared by tests/guest/fuzz_ioctl.c (the
+ * loop and main) and the files of tests/guest/fuzz_ioctl/: record.c
+ * (violations, counted calls), args.c (argument placement, fd and handle
+ * pools, argument values), ops_ion.c (ion ioctls and dma-heap nodes),
+ * ops_random.c (random command numbers) and ops_fd.c (dma-buf ioctls,
+ * mmap, munmap, touching, close, dup, open).
+ */
+#ifndef ION_FUZZ_IOCTL_H
+#define ION_FUZZ_IOCTL_H
+
+#include <execinfo.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+
+#include "fz_common.h"
+
+#define DEF_ITERATIONS	200000	/* total, over all threads */
+#define DEF_PROCS	2	/* worker processes besides this one */
+#define DEF_THREADS	2	/* threads per process */
+#define MAX_FDS		40
+#define MAX_MAPS	16
+#define MAX_HANDLES	32
+#define MAX_RECS	48
+#define BYTES_BUDGET	(12 << 20)	/* buffers a thread keeps */
+#define FORK_ONE_IN	600
+#define CHILD_OPS	150
+#define PG		4096UL
+
+typedef unsigned __int128 eset_t;	/* bit 0: success, bit e: errno e */
+#define E(e)		((eset_t)1 << (e))
+#define OK		E(0)
+
+/* ------------------------------------------------------------------ */
+/* Shared between all processes                                        */
+
+struct rec {
+	char key[64];
+	char desc[320];
+	int err;
+	long count;
+};
+
+struct shared {
+	long long op_ns[32];	/* time spent in each kind of op */
+	long calls;
+	long violations;
+	long children;
+	long child_crashes;
+	long setup_errors;
+	int lock;
+	int nrec;
+	int dropped;
+	struct rec recs[MAX_RECS];
+};
+
+extern struct shared *sh;
+
+/* ------------------------------------------------------------------ */
+/* Configuration and what the setup learned                            */
+
+extern uint64_t seed;
+extern long iterations;
+extern int nprocs, nthreads;
+extern int only_proc, only_thread;
+extern int verbose;
+extern struct it_heaps hs;
+extern unsigned int heap_mask;
+extern unsigned long long totalram;
+extern struct fz_nodes nodes;
+extern int have_system_dma_heap;
+
+/* ------------------------------------------------------------------ */
+/* Per-thread state                                                    */
+
+enum kind { K_ION, K_BUF, K_NODE, K_FOREIGN, K_OTHER };
+
+struct ffd {
+	int fd;
+	enum kind kind;
+	size_t size;		/* K_BUF, K_FOREIGN */
+};
+
+struct fmap {
+	unsigned char *addr;
+	size_t len;
+	int prot;
+};
+
+enum mode {
+	M_OK, M_NULL, M_LOW, M_KERNEL, M_NONE, M_STRADDLE_NONE, M_RO,
+	M_STRADDLE_RO, M_COUNT
+};
+
+struct thr {
+	int proc, idx;
+	int in_child;
+	uint64_t rng;
+	long iter, calls;
+	pthread_t tid;
+	unsigned char *scratch;	/* A (rw), B (rw or ro), C (none) */
+	struct ion_heap_data *qbuf;
+	struct ffd fds[MAX_FDS];
+	int nfds;
+	struct fmap maps[MAX_MAPS];
+	int nmaps;
+	int handles[MAX_HANDLES];
+	int nhandles;
+	size_t bytes;
+};
+
+/* One call, for the record. */
+struct call {
+	const char *name;
+	unsigned long cmd;
+	int fd_kind;
+	enum mode mode;
+	unsigned long long a[6];
+	int na;
+};
+
+static inline uint64_t rnd(struct thr *t)
+{
+	return fz_next(&t->rng);
+}
+
+static inline uint64_t below(struct thr *t, uint64_t n)
+{
+	return fz_below(&t->rng, n);
+}
+
+static inline int one_in(struct thr *t, uint64_t n)
+{
+	return fz_one_in(&t->rng, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Recording and counted calls (record.c)                             */
+
+void violation(struct thr *t, const struct call *c, int err,
+	       const char *why);
+int check(struct thr *t, const struct call *c, int err, eset_t allowed,
+	  const char *why);
+void log_call(const struct thr *t, const struct call *c);
+int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg);
+void count_call(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* Arguments and pools (args.c)                                       */
+
+unsigned char *pa(struct thr *t);
+unsigned char *pb(struct thr *t);
+unsigned char *pc(struct thr *t);
+void b_prot(struct thr *t, int prot);
+enum mode pick_mode(struct thr *t);
+void *place(struct thr *t, const void *data, size_t size,
+	    enum mode *mode);
+int mode_readable(enum mode m);
+eset_t by_mode(enum mode m, int out, eset_t handler);
+void fd_add(struct thr *t, int fd, enum kind kind, size_t size);
+void fd_remove(struct thr *t, int i);
+int fd_pick(struct thr *t, enum kind kind);
+void fd_make_room(struct thr *t);
+void open_failed(struct thr *t);
+int ion_fd(struct thr *t);
+size_t buf_size(int fd);
+void handle_add(struct thr *t, int h);
+int pick_handle(struct thr *t, int take);
+unsigned long long pick_len(struct thr *t, int *sane);
+unsigned int pick_mask(struct thr *t);
+unsigned int pick_flags(struct thr *t);
+int len_einval(unsigned long long len);
+unsigned long long page_align(unsigned long long len);
+void new_buf(struct thr *t, const struct call *c, int fd,
+	     unsigned long long len);
+
+/* ------------------------------------------------------------------ */
+/* ion ioctls and dma-heap nodes (ops_ion.c)                          */
+
+void op_alloc(struct thr *t);
+int node_fd(struct thr *t);
+void op_alloc_legacy(struct thr *t);
+void op_free(struct thr *t);
+void op_share(struct thr *t);
+void op_import(struct thr *t);
+void op_custom(struct thr *t);
+void op_sync_ion(struct thr *t);
+void op_heap_query(struct thr *t);
+void op_abi_version(struct thr *t);
+void op_node_alloc(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* Random command numbers (ops_random.c)                              */
+
+void op_random_cmd(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* dma-buf ioctls, mappings and fds (ops_fd.c)                        */
+
+void op_dmabuf_sync(struct thr *t);
+void op_set_name(struct thr *t);
+void op_munmap(struct thr *t);
+void op_mmap(struct thr *t);
+void op_touch(struct thr *t);
+void op_close(struct thr *t);
+void op_dup(struct thr *t);
+void op_open(struct thr *t);
+
+#endif /* ION_FUZZ_IOCTL_H */

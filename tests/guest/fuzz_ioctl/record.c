@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_ioctl: violations, recorded once per kind in the memory all
+ * processes share, the --verbose call log, and the counted system calls.
+ */
+#include "fuzz_ioctl.h"
+
+static const char *const mode_names[] = {
+	"ok", "NULL", "unmapped-low", "kernel-addr", "PROT_NONE",
+	"straddles-into-PROT_NONE", "read-only", "straddles-into-read-only",
+};
+
+/* ------------------------------------------------------------------ */
+/* Recording                                                           */
+
+static void sh_lock(void)
+{
+	while (__atomic_exchange_n(&sh->lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void sh_unlock(void)
+{
+	__atomic_store_n(&sh->lock, 0, __ATOMIC_RELEASE);
+}
+
+static const char *const kind_names[] = {
+	"/dev/ion fd", "ion dma-buf fd", "dma-heap node fd",
+	"foreign dma-buf fd", "pipe fd",
+};
+
+static void describe(char *buf, size_t size, const struct thr *t,
+		     const struct call *c, int err, const char *why)
+{
+	int n, i;
+
+	n = snprintf(buf, size,
+		     "seed=%llu only=%d.%d op=%ld calls=%ld%s: %s cmd=%#lx on %s, arg %s,",
+		     (unsigned long long)seed, t->proc, t->idx, t->iter,
+		     t->calls,
+		     t->in_child ? " (in a forked child)" : "", c->name,
+		     c->cmd, c->fd_kind >= 0 ? kind_names[c->fd_kind] : "-",
+		     mode_names[c->mode]);
+	for (i = 0; i < c->na && n > 0 && (size_t)n < size; i++)
+		n += snprintf(buf + n, size - n, " %#llx", c->a[i]);
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, " -> %s%s%s",
+			 err ? strerror(err) : "success", why ? ": " : "",
+			 why ? why : "");
+}
+
+void violation(struct thr *t, const struct call *c, int err,
+	       const char *why)
+{
+	char key[64];
+	int i;
+
+	__atomic_add_fetch(&sh->violations, 1, __ATOMIC_RELAXED);
+	snprintf(key, sizeof(key), "%s/%d/%s", c->name, err, why ? why : "");
+	sh_lock();
+	for (i = 0; i < sh->nrec; i++)
+		if (!strcmp(sh->recs[i].key, key))
+			break;
+	if (i < sh->nrec) {
+		sh->recs[i].count++;
+	} else if (sh->nrec < MAX_RECS) {
+		struct rec *r = &sh->recs[sh->nrec++];
+
+		snprintf(r->key, sizeof(r->key), "%s", key);
+		describe(r->desc, sizeof(r->desc), t, c, err, why);
+		r->err = err;
+		r->count = 1;
+	} else {
+		sh->dropped++;
+	}
+	sh_unlock();
+}
+
+/* Check @err (0 for success) against @allowed. */
+int check(struct thr *t, const struct call *c, int err, eset_t allowed,
+	  const char *why)
+{
+	if (err >= 0 && err < 128 && (allowed & E(err)))
+		return 1;
+	violation(t, c, err, why ? why : "errno not in the documented set");
+	return 0;
+}
+
+void log_call(const struct thr *t, const struct call *c)
+{
+	char buf[400];
+	int n;
+
+	if (!verbose)
+		return;
+	describe(buf, sizeof(buf), t, c, 0, "(about to run)");
+	n = strlen(buf);
+	buf[n++] = '\n';
+	if (write(2, buf, n) != n)
+		return;
+}
+
+/* ------------------------------------------------------------------ */
+/* System calls, counted                                               */
+
+int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	t->calls++;
+	__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
+	ret = ioctl(fd, cmd, arg);
+	return ret < 0 ? errno : 0;
+}
+
+void count_call(struct thr *t)
+{
+	t->calls++;
+	__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers of the reliability tests (see fz_common.h): PRNG, debugfs
+ * "back to zero" checks, /dev/dma_heap/ion-* nodes, module loading.
+ */
+#include "fz_common.h"
+
+uint64_t fz_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 0x9e3779b97f4a7c15ULL;
+}
+
+uint64_t fz_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+uint64_t fz_below(uint64_t *s, uint64_t n)
+{
+	return fz_next(s) % n;
+}
+
+int fz_one_in(uint64_t *s, uint64_t n)
+{
+	return fz_below(s, n) == 0;
+}
+
+int fz_dfs_clean(const char *prefix, int verbose)
+{
+	long long buffers = -1, bytes = -1;
+	struct dirent *e;
+	int clean = 1;
+	DIR *d;
+
+	if (it_summary(&buffers, &bytes) || buffers || bytes) {
+		if (verbose)
+			tap_diag("summary: buffers %lld bytes %lld", buffers,
+				 bytes);
+		clean = 0;
+	}
+	d = opendir(IT_DEBUGFS "/heaps");
+	if (!d) {
+		if (verbose)
+			tap_diag("no %s/heaps", IT_DEBUGFS);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		char path[320];
+		struct it_dfs h;
+		long long n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%.64s",
+			 e->d_name);
+		if (it_dfs_load(&h, path)) {
+			clean = 0;
+			continue;
+		}
+		n = it_dfs_num(&h, "buffers");
+		if (n != 0) {
+			if (verbose)
+				tap_diag("heaps/%s: buffers %lld (%d rows)",
+					 e->d_name, n, h.nrows);
+			clean = 0;
+		}
+		it_dfs_free(&h);
+	}
+	closedir(d);
+	if (!prefix)
+		return clean;
+	d = opendir(IT_DEBUGFS "/clients");
+	if (!d)
+		return clean;
+	while ((e = readdir(d))) {
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			if (verbose)
+				tap_diag("client %s is still there", e->d_name);
+			clean = 0;
+		}
+	}
+	closedir(d);
+	return clean;
+}
+
+int fz_dfs_wait_clean(const char *prefix, int max_ms)
+{
+	long long t0 = it_now_ms();
+
+	while (!fz_dfs_clean(prefix, 0)) {
+		if (it_now_ms() - t0 > max_ms)
+			return fz_dfs_clean(prefix, 1);
+		usleep(20000);
+	}
+	return 1;
+}
+
+void fz_client_prefix(char *buf, size_t size)
+{
+	char comm[32];
+
+	it_comm(comm, sizeof(comm));
+	snprintf(buf, size, "%s-", comm);
+}
+
+void fz_nodes_load(struct fz_nodes *n)
+{
+	glob_t g;
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
+	if (glob("/dev/dma_heap/ion-*", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc && n->cnt < FZ_MAX_NODES; i++)
+		snprintf(n->path[n->cnt++], sizeof(n->path[0]), "%s",
+			 g.gl_pathv[i]);
+	globfree(&g);
+}
+
+int fz_node_alloc(int node, uint64_t len)
+{
+	struct dma_heap_allocation_data a = {
+		.len = len, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int ret = it_ioctl(node, DMA_HEAP_IOCTL_ALLOC, &a);
+
+	return ret ? ret : (int)a.fd;
+}
+
+int fz_module_loaded(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !stat(path, &st);
+}
+
+int fz_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+int fz_holders(const char *name, int verbose)
+{
+	char path[128];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/holders", name);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			if (verbose)
+				tap_diag("%s.ko is used by %s", name, e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+int fz_unload_refused(const char *what)
+{
+	int ret = fz_unload("ion");
+
+	if (!ret) {
+		tap_diag("ion.ko unloaded while %s lives", what);
+		fz_load_ion();
+	} else if (ret != -EWOULDBLOCK && ret != -EBUSY) {
+		tap_diag("delete_module: %s", strerror(-ret));
+	}
+	return tap_ok(ret == -EWOULDBLOCK || ret == -EBUSY,
+		      "unload refused while %s lives", what);
+}
+
+int fz_load_ion(void)
+{
+	struct stat st;
+	int i;
+
+	if (!fz_module_loaded("ion") && system("modprobe ion") != 0)
+		return 0;
+	for (i = 0; i < 100 && stat(IT_DEV, &st); i++)
+		usleep(50000);
+	return !stat(IT_DEV, &st);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers of the heap_* guest tests: allocation with alignment, mmap with
+ * sync, the ion_test importer (/dev/ion_test), control files,
+ * /proc/meminfo and the system heap's debugfs numbers.
+ */
+#include "heap_util.h"
+
+int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
+	     unsigned int flags)
+{
+	ion_user_handle_t h;
+	int ret, buf;
+
+	ret = it_alloc_handle(ion, len, align, 1U << id, flags, &h);
+	if (ret)
+		return ret;
+	buf = it_share(ion, h);
+	it_free(ion, h);
+	return buf;
+}
+
+void *ht_map(int buf, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void ht_cpu_begin(int buf)
+{
+	it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+}
+
+void ht_cpu_end(int buf)
+{
+	it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+}
+
+void ht_test_unload(void)
+{
+	if (syscall(SYS_delete_module, "ion_test", O_NONBLOCK))
+		tap_diag("unloading ion_test: %s", strerror(errno));
+}
+
+int ht_test_open(void)
+{
+	int fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (system("modprobe ion_test") != 0)
+			return -ENOENT;
+		atexit(ht_test_unload);
+		fd = open(HT_TEST_DEV, O_RDWR | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int ht_test_info(int tfd, struct ion_test_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return it_ioctl(tfd, ION_TEST_IOC_INFO, info);
+}
+
+int ht_import(int tfd, int buf, unsigned int mode,
+	      struct ion_test_import *imp)
+{
+	memset(imp, 0, sizeof(*imp));
+	imp->fd = buf;
+	imp->mode = mode;
+	return it_ioctl(tfd, ION_TEST_IOC_IMPORT, imp);
+}
+
+int ht_release(int tfd, unsigned int slot)
+{
+	struct ion_test_slot s = { .slot = slot };
+
+	return it_ioctl(tfd, ION_TEST_IOC_RELEASE, &s);
+}
+
+unsigned long long ht_buf_phys(int tfd, int buf)
+{
+	struct ion_test_import imp;
+	unsigned long long phys;
+
+	if (ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp))
+		return 0;
+	phys = imp.cpu_phys;
+	ht_release(tfd, imp.slot);
+	return phys;
+}
+
+const char *ht_mode_name(unsigned int mode)
+{
+	return mode == ION_TEST_MODE_CLIENT ? "client" : "dmabuf";
+}
+
+int ht_write_str(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+long long ht_meminfo(const char *key)
+{
+	size_t klen = strlen(key);
+	long long v = -1;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+long long ht_system_num(const char *key)
+{
+	return it_dfs_file_num(HT_SYSTEM_HEAP_FILE, key);
+}
+
+int ht_system_wait(const char *key, long long max)
+{
+	long long t0 = it_now_ms(), v;
+
+	while ((v = ht_system_num(key)) > max || v < 0) {
+		if (v < 0 || it_now_ms() - t0 > 60000) {
+			tap_diag("%s: %lld", key, v);
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+int ht_wait_deferred(void)
+{
+	return ht_system_wait("deferred_free_bytes", 0);
+}
+
+int ht_drop_pools(void)
+{
+	int ret = ht_wait_deferred();
+
+	return ret ? ret : ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+}

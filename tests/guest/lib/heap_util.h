@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the heap_* guest tests: allocation with alignment (handle
+ * ABI, then SHARE for an fd), mmap with sync, the ion_test importer
+ * (tests/kmod/ion_test.h, /dev/ion_test, loaded with modprobe),
+ * writing control files and reading /proc/meminfo, and the system heap's
+ * debugfs keys (its pools).
+ */
+#ifndef ION_HEAP_UTIL_H
+#define ION_HEAP_UTIL_H
+
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "ion_test_util.h"
+#include "../../kmod/ion_test.h"
+
+#define HT_TEST_DEV	"/dev/ion_test"
+
+#define KiB	1024UL
+#define MiB	(1024 * KiB)
+
+/* Cache variants every per-heap case runs in. */
+static const struct {
+	const char *name;
+	unsigned int flags;
+} ht_cache_modes[] = {
+	{ "cached", ION_FLAG_CACHED },
+	{ "uncached", 0 },
+};
+
+/* A dma-buf fd of @len bytes from heap @id with @align, or -errno. */
+int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
+	     unsigned int flags);
+
+/* mmap a whole buffer read/write, or NULL. */
+void *ht_map(int buf, size_t len);
+
+void ht_cpu_begin(int buf);
+
+void ht_cpu_end(int buf);
+
+/* Leave the system as found: ion_test holds ion.ko while loaded. */
+void ht_test_unload(void);
+
+/*
+ * Open /dev/ion_test, loading ion_test.ko if needed (and unloading it at
+ * exit then, so later tests can unload ion.ko); fd or -errno.
+ */
+int ht_test_open(void);
+
+int ht_test_info(int tfd, struct ion_test_info *info);
+
+int ht_import(int tfd, int buf, unsigned int mode,
+	      struct ion_test_import *imp);
+
+int ht_release(int tfd, unsigned int slot);
+
+/* Physical address of a buffer's start as ion_test sees it, or 0. */
+unsigned long long ht_buf_phys(int tfd, int buf);
+
+const char *ht_mode_name(unsigned int mode);
+
+/* Write @val to the file at @path (opened with extra @flags); -errno. */
+int ht_write_str(const char *path, const char *val, int flags);
+
+/* A /proc/meminfo value in bytes, or -1 when the key is absent. */
+long long ht_meminfo(const char *key);
+
+#define HT_SYSTEM_HEAP_FILE	IT_DEBUGFS "/heaps/" ION_SYSTEM_HEAP_NAME
+
+/* A number from the system heap's debugfs file, or -1. */
+long long ht_system_num(const char *key);
+
+/* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
+int ht_system_wait(const char *key, long long max);
+
+/* Wait until the system heap's deferred zeroing is done. */
+int ht_wait_deferred(void);
+
+/* Empty the pools: the deferred zeroing done, then drop_caches. */
+int ht_drop_pools(void);
+
+#endif /* ION_HEAP_UTIL_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory patterns, pages, time, this process's fds and name, and reading
+ * whole files from /proc, /sys and debugfs.
+ */
+#include "ion_test_util.h"
+
+unsigned char it_pat(size_t off, unsigned int seed)
+{
+	return (unsigned char)((off * 131 + (off >> 12) * 7 + seed) | 1);
+}
+
+void it_fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		c[i] = it_pat(i, seed);
+}
+
+long it_check(const void *p, size_t len, unsigned int seed)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (c[i] != it_pat(i, seed))
+			return (long)i;
+	return -1;
+}
+
+long it_check_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (c[i])
+			return (long)i;
+	return -1;
+}
+
+long it_page(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+size_t it_round_page(size_t len)
+{
+	size_t pg = (size_t)it_page();
+
+	return (len + pg - 1) / pg * pg;
+}
+
+long long it_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int it_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the DIR's own fd */
+}
+
+void it_comm(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/comm", "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (fgets(buf, size, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+void it_client_name(char *buf, size_t size)
+{
+	char comm[32];
+
+	it_comm(comm, sizeof(comm));
+	snprintf(buf, size, "%s-%d", comm, (int)getpid());
+}
+
+unsigned long it_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+int it_fdinfo(int fd, const char *key, char *val, size_t size)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		char *v = line + klen + 1;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		size_t n = strcspn(v, "\n");
+
+		if (n >= size)
+			n = size - 1;
+		memcpy(val, v, n);
+		val[n] = 0;
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+long long it_vmstat(const char *key)
+{
+	char name[64];
+	long long v, ret = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2)
+		if (!strcmp(name, key)) {
+			ret = v;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+int it_read_file(const char *path, char **out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		int e = fd < 0 ? -errno : -ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return e;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	buf[len] = 0;
+	close(fd);
+	*out = buf;
+	return (int)len;
+}
