@@ -63,11 +63,13 @@ cppcheck_user() {	# <platform> <defines> <files...>
 	# shellcheck disable=SC2086
 	cppcheck -q --error-exitcode=1 --platform="$plat" \
 		--enable=warning,portability,performance \
-		--inline-suppr -Iinclude/uapi -Ilib -Itests/guest \
+		--inline-suppr -Iinclude/uapi -Ilib -Itests/guest/lib \
 		-D_GNU_SOURCE $defs "$@"
 }
 mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
-	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c')
+	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c' \
+	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' |
+	grep -v '^tests/guest/compat/')
 mapfile -t u32src < <(git ls-files -co --exclude-standard -- \
 	'tests/guest/compat/*.c')
 step "cppcheck (user space)" cppcheck_user unix64 "-D__x86_64__" "${usrc[@]}"
