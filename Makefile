@@ -59,6 +59,8 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+# udev rules granting access to /dev/ion and its nodes (udev/60-ion.rules)
+UDEVRULESDIR ?= /etc/udev/rules.d
 
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
@@ -159,6 +161,8 @@ install: user $(BUILD)/lib/ion.pc
 	install -m 0644 include/uapi/linux/ion.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	install -m 0644 $(BUILD)/lib/ion.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(UDEVRULESDIR)
+	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)

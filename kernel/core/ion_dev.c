@@ -91,7 +91,7 @@ int ion_device_init(struct ion_device *dev)
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = "ion";
 	dev->misc.fops = &ion_fops;
-	dev->misc.mode = 0666;
+	dev->misc.mode = ION_DEV_MODE;
 	INIT_LIST_HEAD(&dev->heaps);
 	mutex_init(&dev->client_lock);
 	INIT_LIST_HEAD(&dev->clients);

@@ -34,9 +34,8 @@
  * removes them, both under &ion_device.heap_lock held for writing; a heap
  * whose node name is taken is refused.  Minor numbers are 2 * heap id
  * (+ 1 for "-uncached"); heap ids appear nowhere in the node ABI.  The
- * nodes are mode 0666 like /dev/ion (mainline's are 0600 unless udev
- * says otherwise): allocating is what ion is for, and every buffer is
- * accounted to its process.
+ * nodes are mode 0600 root like /dev/ion and mainline's nodes
+ * (ION_DEV_MODE); udev rules grant a group access per node.
  *
  * The ABI is mainline's (<linux/dma-heap.h>): only _IOC_NR selects the
  * command, and only nr 0, DMA_HEAP_IOCTL_ALLOC, exists (others: -EINVAL);
@@ -60,9 +59,6 @@
 
 /* Minors: two per heap id. */
 #define ION_HEAP_NODE_MINORS	(ION_NUM_HEAP_IDS * ION_HEAP_NODES)
-
-/* The mode of every node: that of /dev/ion. */
-#define ION_HEAP_NODE_MODE	0666
 
 /* Room for "ion-" + a heap name + "-uncached". */
 #define ION_HEAP_NODE_NAME_LEN	(ION_MAX_HEAP_NAME + 16)
@@ -102,7 +98,7 @@ static dev_t ion_heap_node_devt;
 static char *ion_heap_node_devnode(const struct device *dev, umode_t *mode)
 {
 	if (mode)
-		*mode = ION_HEAP_NODE_MODE;
+		*mode = ION_DEV_MODE;
 	return kasprintf(GFP_KERNEL, "dma_heap/%s", dev_name(dev));
 }
 

@@ -28,6 +28,14 @@ struct file;
 struct ion_heap_node;
 struct pid;
 
+/*
+ * The mode of /dev/ion and of every /dev/dma_heap/ion-* node: mainline's
+ * for dma-heap nodes, root only.  Allocating pins memory, so who else may
+ * is the administrator's choice: udev/60-ion.rules grants it per node to
+ * a group (Documentation/ion.rst, "Who may allocate").
+ */
+#define ION_DEV_MODE		0600
+
 /* Longest client name, including the terminating NUL. */
 #define ION_CLIENT_NAME_LEN	64
 

@@ -380,8 +380,8 @@ static void node_cases(const char *heap, const char *base, int cached,
 	snprintf(path, sizeof(path), DH_DIR "/%s", node);
 	if (!tap_ok(!stat(path, &st), "%s exists", path))
 		return;
-	tap_ok(S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0666 &&
-	       st.st_uid == 0, "%s: char device 0666 root", node);
+	tap_ok(S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0600 &&
+	       st.st_uid == 0, "%s: char device 0600 root", node);
 	hfd = dh_open(node);
 	if (!it_expect(hfd, 0, "%s: open read-only", node))
 		return;

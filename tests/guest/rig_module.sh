@@ -17,7 +17,7 @@ if [ -c /dev/ion ]; then
 		[ "$((0x$maj))" = 10 ]
 	check "/dev/ion has the minor the misc core gave it" \
 		[ "10:$((0x$min))" = "$dev" ]
-	check "/dev/ion has mode 0666" [ "$(stat -c %a /dev/ion)" = 666 ]
+	check "/dev/ion has mode 0600" [ "$(stat -c %a /dev/ion)" = 600 ]
 else
 	not_ok "/dev/ion is a char device"
 fi
