@@ -2,8 +2,9 @@
 /*
  * ion heaps: what every heap does with uncached pages it gives back,
  * whatever the architecture (the per-architecture part is in
- * ion_cache_<arch>.c).
+ * ion_cache_<arch>.c), and the release of one chunk the pools use.
  */
+#include <linux/gfp.h>
 #include <linux/printk.h>
 #include <linux/scatterlist.h>
 
@@ -37,4 +38,69 @@ bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name)
 	pr_warn_ratelimited("ion: %s: cannot restore %lu bytes to write-back, leaking them\n",
 			    name, bytes);
 	return false;
+}
+
+/* @page's chunk as a one-entry table in @sg, for the ion_cache calls. */
+static void ion_pool_one_table(struct sg_table *one, struct scatterlist *sg,
+			       struct page *page, unsigned int order)
+{
+	sg_init_table(sg, 1);
+	sg_set_page(sg, page, PAGE_SIZE << order, 0);
+	one->sgl = sg;
+	one->nents = 1;
+	one->orig_nents = 1;
+}
+
+/**
+ * ion_page_chunk_release() - give a chunk back to the buddy allocator
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: false when its linear map is write-combined: restored to
+ *	    write-back first
+ *
+ * For the shrinker, which keeps a chunk it could not restore for later.
+ *
+ * Context: Process context; sleeps for an uncached chunk.
+ * Return: true when freed, false when the chunk is still write-combined
+ * and still the caller's.
+ */
+bool ion_page_chunk_release(struct page *page, unsigned int order,
+			    bool cached)
+{
+	struct scatterlist sg;
+	struct sg_table one;
+
+	if (!cached) {
+		ion_pool_one_table(&one, &sg, page, order);
+		if (ion_cache_set_cached(&one))
+			return false;
+	}
+	__free_pages(page, order);
+	return true;
+}
+
+/**
+ * ion_page_chunk_release_or_leak() - give a chunk back, or leak it
+ * @page:   the chunk's first page
+ * @order:  its order
+ * @cached: false when its linear map is write-combined
+ * @name:   the heap's name, for the warning
+ *
+ * As ion_page_chunk_release(), but a chunk that stays write-combined is
+ * leaked with a warning (ion_cache_restore_or_leak()).
+ *
+ * Context: Process context; sleeps for an uncached chunk.
+ */
+void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
+				    bool cached, const char *name)
+{
+	struct scatterlist sg;
+	struct sg_table one;
+
+	if (!cached) {
+		ion_pool_one_table(&one, &sg, page, order);
+		if (!ion_cache_restore_or_leak(&one, name))
+			return;
+	}
+	__free_pages(page, order);
 }

@@ -35,5 +35,9 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 #endif
 
 bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name);
+bool ion_page_chunk_release(struct page *page, unsigned int order,
+			    bool cached);
+void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
+				    bool cached, const char *name);
 
 #endif /* _ION_CACHE_H */

@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 
 #include "ion_chunk_pool.h"
+#include "ion_cache.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
 

@@ -66,9 +66,4 @@ unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
 void ion_page_pools_debug_show(struct ion_page_pools *pools,
 			       struct seq_file *s);
 
-bool ion_page_chunk_release(struct page *page, unsigned int order,
-			    bool cached);
-void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
-				    bool cached, const char *name);
-
 #endif /* _ION_PAGE_POOL_H */

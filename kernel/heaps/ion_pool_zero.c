@@ -24,9 +24,8 @@
  * The worker must not cost the tasks that allocate.  Zeroing is for
  * idle time: in SCHED_IDLE the worker yields to any other task that
  * wakes on its CPU, and the scheduler gives it an idle CPU when there is
- * one (an unbound kworker at nice 0 often preempted the freeing task on
- * its own CPU, so that a 1 MiB close() took the zeroing of 1 MiB with it;
- * at nice 19 it still took a whole slice now and then).  Waking it is not
+ * one (a nice-0 kworker made a 1 MiB close() pay the zeroing of 1 MiB
+ * when it preempted the freeing task).  Waking it is not
  * free either: a wake-up of an idle CPU cost more than everything else a
  * 4 KiB free does, in the bench's measurements (tens of microseconds,
  * milliseconds at p90, under TCG).  So a free never wakes it: it is
@@ -51,8 +50,7 @@
  * map stays cacheable (arm64), the non-cacheable alias leaves no dirty
  * line behind either, which is all an uncached buffer needs; zeroing
  * through the linear map would instead dirty the caches and need a clean
- * afterwards.  Writing through a write-combined mapping is only slow for
- * reads and partial lines; a memset writes whole lines.
+ * afterwards.  A memset writes whole lines, which write-combining likes.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -70,6 +68,7 @@
 #include <linux/vmalloc.h>
 #include <uapi/linux/sched/types.h>
 
+#include "ion_cache.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
 

@@ -31,9 +31,7 @@
  * isolated free of a small cached buffer).
  *
  * User mappings need nothing here: the core remaps each chunk with one
- * remap_pfn_range(), so touching a mapped buffer takes no page faults.
- *
- * There is no phys op: the memory is not contiguous.
+ * remap_pfn_range().  There is no phys op: the memory is not contiguous.
  */
 #include <linux/err.h>
 #include <linux/gfp.h>
@@ -50,8 +48,7 @@
 #include "ion_chunk_pool.h"
 #include "ion_parallel.h"
 
-/* Chunk orders tried, largest first. */
-static const unsigned int ion_system_orders[] = { 8, 4, 0 };
+static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
 
 #define ION_SYSTEM_GFP_LOW	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				 __GFP_RETRY_MAYFAIL)
