@@ -115,10 +115,22 @@ union ion_debugfs_rec {
 };
 
 /**
+ * struct ion_debugfs_view - what a long view shows
+ * @header: prints the view's head (counters, column names)
+ * @copy:   copies an entry of the xarray into a record, under its lock
+ * @show:   prints one record
+ */
+struct ion_debugfs_view {
+	void (*header)(struct seq_file *s, void *obj);
+	void (*copy)(union ion_debugfs_rec *rec, void *entry);
+	void (*show)(struct seq_file *s, const union ion_debugfs_rec *rec);
+};
+
+/**
  * struct ion_debugfs_iter - a reader of a long view
  * @obj:   the heap or client the file shows
  * @xa:	   the xarray walked
- * @copy:  copies an entry of @xa into a record, under @xa's lock
+ * @view:  what it shows
  * @next:  index of the entry after the batch in @recs
  * @n:	   records in @recs
  * @recs:  the batch, copied under @xa's lock and shown after it
@@ -126,7 +138,7 @@ union ion_debugfs_rec {
 struct ion_debugfs_iter {
 	void *obj;
 	struct xarray *xa;
-	void (*copy)(union ion_debugfs_rec *rec, void *entry);
+	const struct ion_debugfs_view *view;
 	unsigned long next;
 	unsigned int n;
 	union ion_debugfs_rec recs[ION_DEBUGFS_BATCH];
@@ -143,7 +155,7 @@ static void *ion_debugfs_batch(struct ion_debugfs_iter *it, loff_t pos)
 	xas_for_each(&xas, entry, ULONG_MAX) {
 		if (xas_retry(&xas, entry))
 			continue;
-		it->copy(&it->recs[it->n++], entry);
+		it->view->copy(&it->recs[it->n++], entry);
 		if (it->n == ION_DEBUGFS_BATCH)
 			break;
 	}
@@ -178,24 +190,55 @@ static void ion_debugfs_stop(struct seq_file *s, void *v)
 {
 }
 
+static int ion_debugfs_show(struct seq_file *s, void *v)
+{
+	struct ion_debugfs_iter *it = s->private;
+	unsigned int i;
+
+	if (v == SEQ_START_TOKEN) {
+		it->view->header(s, it->obj);
+		return 0;
+	}
+	for (i = 0; i < it->n; i++)
+		it->view->show(s, &it->recs[i]);
+	return 0;
+}
+
+static const struct seq_operations ion_debugfs_sops = {
+	.start = ion_debugfs_start,
+	.next = ion_debugfs_next,
+	.stop = ion_debugfs_stop,
+	.show = ion_debugfs_show,
+};
+
 static int ion_debugfs_open_iter(struct file *file,
-				 const struct seq_operations *ops, void *obj,
-				 struct xarray *xa,
-				 void (*copy)(union ion_debugfs_rec *, void *))
+				 const struct ion_debugfs_view *view,
+				 void *obj, struct xarray *xa)
 {
 	struct ion_debugfs_iter *it;
 
-	it = __seq_open_private(file, ops, sizeof(*it));
+	it = __seq_open_private(file, &ion_debugfs_sops, sizeof(*it));
 	if (!it)
 		return -ENOMEM;
 	it->obj = obj;
 	it->xa = xa;
-	it->copy = copy;
+	it->view = view;
 	return 0;
 }
 
-static void ion_heap_show_header(struct seq_file *s, struct ion_heap *heap)
+/* The file operations of a long view whose open is <name>_open. */
+#define ION_DEBUGFS_VIEW_FOPS(name)					\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = name##_open,						\
+	.read = seq_read,						\
+	.llseek = seq_lseek,						\
+	.release = seq_release_private,					\
+}
+
+static void ion_heap_show_header(struct seq_file *s, void *obj)
 {
+	struct ion_heap *heap = obj;
 	struct ion_stats st;
 
 	ion_stats_read(&ion_dev, heap, &st);
@@ -230,29 +273,18 @@ static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
 	ion_debugfs_buffer_name(buffer->dmabuf, r->name, sizeof(r->name));
 }
 
-static int ion_heap_show(struct seq_file *s, void *v)
+static void ion_heap_show(struct seq_file *s, const union ion_debugfs_rec *rec)
 {
-	struct ion_debugfs_iter *it = s->private;
-	const struct ion_debugfs_buffer *r;
-	unsigned int i;
+	const struct ion_debugfs_buffer *r = &rec->buffer;
 
-	if (v == SEQ_START_TOKEN) {
-		ion_heap_show_header(s, it->obj);
-		return 0;
-	}
-	for (i = 0; i < it->n; i++) {
-		r = &it->recs[i].buffer;
-		seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\n",
-			   r->id, r->ino, r->size, r->flags, r->owner,
-			   r->handles, r->attachments, r->name);
-	}
-	return 0;
+	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\n", r->id,
+		   r->ino, r->size, r->flags, r->owner, r->handles,
+		   r->attachments, r->name);
 }
 
-static const struct seq_operations ion_heap_sops = {
-	.start = ion_debugfs_start,
-	.next = ion_debugfs_next,
-	.stop = ion_debugfs_stop,
+static const struct ion_debugfs_view ion_heap_view = {
+	.header = ion_heap_show_header,
+	.copy = ion_heap_copy,
 	.show = ion_heap_show,
 };
 
@@ -260,21 +292,15 @@ static int ion_heap_open(struct inode *inode, struct file *file)
 {
 	struct ion_heap *heap = inode->i_private;
 
-	return ion_debugfs_open_iter(file, &ion_heap_sops, heap,
-				     &heap->core->buffers, ion_heap_copy);
+	return ion_debugfs_open_iter(file, &ion_heap_view, heap,
+				     &heap->core->buffers);
 }
 
-static const struct file_operations ion_heap_fops = {
-	.owner = THIS_MODULE,
-	.open = ion_heap_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release_private,
-};
+ION_DEBUGFS_VIEW_FOPS(ion_heap);
 
-static void ion_client_show_header(struct seq_file *s,
-				   struct ion_client *client)
+static void ion_client_show_header(struct seq_file *s, void *obj)
 {
+	struct ion_client *client = obj;
 	const struct ion_client_heap_stat *st;
 	int i;
 
@@ -310,28 +336,18 @@ static void ion_client_copy(union ion_debugfs_rec *rec, void *entry)
 	strscpy(r->heap, buffer->base.heap->name, sizeof(r->heap));
 }
 
-static int ion_client_show(struct seq_file *s, void *v)
+static void ion_client_show(struct seq_file *s,
+			    const union ion_debugfs_rec *rec)
 {
-	struct ion_debugfs_iter *it = s->private;
-	const struct ion_debugfs_handle *r;
-	unsigned int i;
+	const struct ion_debugfs_handle *r = &rec->handle;
 
-	if (v == SEQ_START_TOKEN) {
-		ion_client_show_header(s, it->obj);
-		return 0;
-	}
-	for (i = 0; i < it->n; i++) {
-		r = &it->recs[i].handle;
-		seq_printf(s, "%d\t%llu\t%lu\t%zu\t%s\t%u\n", r->id, r->buffer,
-			   r->ino, r->size, r->heap, r->refcount);
-	}
-	return 0;
+	seq_printf(s, "%d\t%llu\t%lu\t%zu\t%s\t%u\n", r->id, r->buffer, r->ino,
+		   r->size, r->heap, r->refcount);
 }
 
-static const struct seq_operations ion_client_sops = {
-	.start = ion_debugfs_start,
-	.next = ion_debugfs_next,
-	.stop = ion_debugfs_stop,
+static const struct ion_debugfs_view ion_client_view = {
+	.header = ion_client_show_header,
+	.copy = ion_client_copy,
 	.show = ion_client_show,
 };
 
@@ -339,17 +355,11 @@ static int ion_client_open(struct inode *inode, struct file *file)
 {
 	struct ion_client *client = inode->i_private;
 
-	return ion_debugfs_open_iter(file, &ion_client_sops, client,
-				     &client->handles, ion_client_copy);
+	return ion_debugfs_open_iter(file, &ion_client_view, client,
+				     &client->handles);
 }
 
-static const struct file_operations ion_client_fops = {
-	.owner = THIS_MODULE,
-	.open = ion_client_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release_private,
-};
+ION_DEBUGFS_VIEW_FOPS(ion_client);
 
 /**
  * ion_debugfs_init() - create /sys/kernel/debug/ion and its summary

@@ -127,27 +127,18 @@ static long long p99(long long *v, int n)
 	return v[n * 99 / 100];
 }
 
-static void check_views(const char *client)
+/* Column @col of @path's rows names @want on exactly BUFFERS rows, by id. */
+static void check_view(const char *path, int col, const char *want,
+		       const char *what)
 {
 	char *text = NULL;
-	int ordered;
+	int ordered = 0;
 	long rows;
 
-	rows = it_read_file(heap_path, &text) > 0 ?
-	       count_rows(text, 4, client, 0, &ordered) : -1;
-	tap_ok(rows == BUFFERS && ordered,
-	       "heaps/system lists each of our %d buffers once, by id",
-	       BUFFERS);
-	if (rows != BUFFERS || !ordered)
-		tap_diag("%ld rows of ours, %s", rows,
-			 ordered ? "in order" : "out of order");
-	free(text);
-	text = NULL;
-	rows = it_read_file(client_path, &text) > 0 ?
-	       count_rows(text, 4, ION_SYSTEM_HEAP_NAME, 0, &ordered) : -1;
-	tap_ok(rows == BUFFERS && ordered,
-	       "clients/<ours> lists each of our %d handles once, by id",
-	       BUFFERS);
+	rows = it_read_file(path, &text) > 0 ?
+	       count_rows(text, col, want, 0, &ordered) : -1;
+	tap_ok(rows == BUFFERS && ordered, "%s lists each of our %d %s once, by id",
+	       path, BUFFERS, what);
 	if (rows != BUFFERS || !ordered)
 		tap_diag("%ld rows, %s", rows, ordered ? "in order" : "out of order");
 	free(text);
@@ -194,7 +185,8 @@ int main(void)
 	tap_ok(allocate_all(fd) == BUFFERS, "%d buffers of 4 KiB live",
 	       BUFFERS);
 	tap_diag("allocated in %lld ms", it_now_ms() - t0);
-	check_views(client);
+	check_view(heap_path, 4, client, "buffers");
+	check_view(client_path, 4, ION_SYSTEM_HEAP_NAME, "handles");
 
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -93,6 +93,15 @@ static int user_start(struct user *u, uid_t uid)
 	return 0;
 }
 
+/* Start @u as @uid, or say that it could not be. */
+static int user_up(struct user *u, uid_t uid)
+{
+	if (!user_start(u, uid))
+		return 0;
+	tap_ok(0, "an unprivileged user (uid %u) starts", (unsigned int)uid);
+	return -1;
+}
+
 static struct reply user_do(struct user *u, int op, int count, uint64_t len,
 			    unsigned int mask)
 {
@@ -152,14 +161,10 @@ static void reset_limits(void)
 /* A number from the head of heaps/<heap>, or -1. */
 static long long heap_num(const char *heap, const char *key)
 {
-	struct it_dfs d;
-	long long n;
+	char path[128];
 
-	if (it_dfs_load_heap(&d, heap))
-		return -1;
-	n = it_dfs_num(&d, key);
-	it_dfs_free(&d);
-	return n;
+	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
+	return it_dfs_file_num(path, key);
 }
 
 /* The bytes the quota file gives for (heap, kind, who), or -1. */
@@ -180,6 +185,21 @@ static long long quota_bytes(const char *heap, const char *kind,
 	return bytes;
 }
 
+/* @limit bytes in pages succeed, one page more fails with EDQUOT. */
+static void fill_to_limit(struct user *u, long limit, long pg,
+			  unsigned int mask, const char *what)
+{
+	struct reply r = user_do(u, 'a', limit / pg, pg, mask);
+
+	tap_ok(r.done == limit / pg && !r.err, "%s: %ld KiB in pages succeed",
+	       what, limit >> 10);
+	r = user_do(u, 'a', 1, pg, mask);
+	tap_ok(r.done == 0 && r.err == EDQUOT,
+	       "%s: one page more fails with EDQUOT", what);
+	if (r.err != EDQUOT)
+		tap_diag("done %d, %s", r.done, strerror(r.err));
+}
+
 static void test_uid_limit(long pg)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
@@ -189,18 +209,9 @@ static void test_uid_limit(long pg)
 	char who[32];
 
 	set_limit("uid_max_kb", 0, 1024);
-	if (user_start(&a, USER_A) || user_start(&b, USER_B)) {
-		tap_ok(0, "unprivileged users start");
+	if (user_up(&a, USER_A) || user_up(&b, USER_B))
 		return;
-	}
-	r = user_do(&a, 'a', 1024 * 1024 / pg, pg, sys);
-	tap_ok(r.done == 1024 * 1024 / pg && !r.err,
-	       "uid limit 1 MiB: 1 MiB in pages succeeds");
-	r = user_do(&a, 'a', 1, pg, sys);
-	tap_ok(r.done == 0 && r.err == EDQUOT,
-	       "one page more fails with EDQUOT");
-	if (r.err != EDQUOT)
-		tap_diag("done %d, %s", r.done, strerror(r.err));
+	fill_to_limit(&a, 1024 * 1024, pg, sys, "uid limit 1 MiB");
 	tap_ok(heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals") == ref0 + 1,
 	       "heaps/%s counts the refusal in quota_refusals",
 	       ION_SYSTEM_HEAP_NAME);
@@ -233,19 +244,12 @@ static void test_client_limit(long pg)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
 	struct user a;
-	struct reply r;
 
 	set_limit("uid_max_kb", 0, 0);
 	set_limit("client_max_kb", 0, 512);
-	if (user_start(&a, USER_A)) {
-		tap_ok(0, "unprivileged user starts");
+	if (user_up(&a, USER_A))
 		return;
-	}
-	r = user_do(&a, 'a', 512 * 1024 / pg, pg, sys);
-	tap_ok(r.done == 512 * 1024 / pg && !r.err,
-	       "client limit 512 KiB: 512 KiB succeeds");
-	r = user_do(&a, 'a', 1, pg, sys);
-	tap_ok(r.err == EDQUOT, "one page more fails with EDQUOT");
+	fill_to_limit(&a, 512 * 1024, pg, sys, "client limit 512 KiB");
 	user_stop(&a);
 	reset_limits();
 }
@@ -282,10 +286,8 @@ static void test_fallback(const struct it_heaps *hs, long pg)
 	}
 	both |= 1u << contig->heap_id;
 	set_limit("uid_max_kb", contig->heap_id, 64);
-	if (user_start(&a, USER_A)) {
-		tap_ok(0, "unprivileged user starts");
+	if (user_up(&a, USER_A))
 		return;
-	}
 	/* system-contig has the higher id, so it is tried first. */
 	c0 = heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers");
 	r = user_do(&a, 'a', 64 * 1024 / pg + 1, pg, both);
@@ -315,10 +317,8 @@ static void test_default(const struct it_heaps *hs, int ion)
 		tap_skip("default carveout quota", "carveout size unknown");
 		return;
 	}
-	if (user_start(&a, USER_A)) {
-		tap_ok(0, "unprivileged user starts");
+	if (user_up(&a, USER_A))
 		return;
-	}
 	r = user_do(&a, 'a', 1, size / 2, 1u << co->heap_id);
 	tap_ok(r.done == 1 && !r.err,
 	       "by default a user may take half the carveout");
