@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 
 #include "ion_chunk_pool.h"
+#include "ion_memcg.h"
 #include "ion_cache.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
@@ -80,6 +81,8 @@ struct ion_chunk_pool {
 struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
 			   bool cached)
 {
+	if (ion_memcg_caller_charged())
+		return NULL;	/* pooled chunks are charged to no one */
 	return ion_page_pools_get(cp->pools, order, cached);
 }
 
@@ -255,6 +258,10 @@ void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
 	unsigned long cap = ion_page_pools_cap();
 	LIST_HEAD(chunks);
 
+	if (ion_memcg_page_charged(page)) {
+		ion_page_chunk_release_or_leak(page, order, cached, cp->name);
+		return;
+	}
 	if (ion_chunk_isolated(cp, 1UL << order, cached)) {
 		__free_pages(page, order);
 		ion_pool_zero_check_cap(cp->zero, cap);
@@ -288,6 +295,14 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
 	struct scatterlist *sg;
 	unsigned int i;
 
+	if (ion_memcg_page_charged(sg_page(sgt->sgl))) {
+		for_each_sgtable_sg(sgt, sg, i)
+			ion_page_chunk_release_or_leak(sg_page(sg),
+						       get_order(sg->length),
+						       cached, cp->name);
+		ion_pool_drop_table(sgt);
+		return;
+	}
 	if (!isolated && npages &&
 	    ion_pool_zero_reserve(cp->zero, npages, cap)) {
 		ion_pool_zero_queue_table(cp->zero, sgt, cached);

@@ -47,6 +47,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
+#include "ion_memcg.h"
 #include "ion_parallel.h"
 
 static unsigned int parallel_helpers;
@@ -93,8 +94,9 @@ static bool ion_parallel_unconfined_mems(void)
  * @piece: the bytes one claim takes
  *
  * None below parallel_min_kb, nor for a caller confined to some CPUs or
- * memory nodes, inside a reclaim scope (PF_MEMALLOC_NOFS, ...), or not an
- * ordinary task at nice 0 or below; otherwise one per piece beyond the
+ * memory nodes, inside a reclaim scope (PF_MEMALLOC_NOFS, ...), not an
+ * ordinary task at nice 0 or below, or charged to a memory cgroup (a
+ * kworker's pages would be charged to no one); otherwise one per piece beyond the
  * first, at most parallel_helpers and one fewer than the online CPUs.
  *
  * Context: Process context (reads current's CPU and memory constraints).
@@ -113,7 +115,7 @@ unsigned int ion_parallel_helpers(unsigned long len, unsigned long piece)
 	if (!n || !cpumask_subset(cpu_online_mask, current->cpus_ptr) ||
 	    !ion_parallel_unconfined_mems() ||
 	    (current->flags & ION_PARALLEL_SCOPES) ||
-	    !ion_parallel_ordinary_task())
+	    !ion_parallel_ordinary_task() || ion_memcg_caller_charged())
 		return 0;
 	return n;
 }

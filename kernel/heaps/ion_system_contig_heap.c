@@ -23,6 +23,7 @@
 #include "ion_heap.h"
 #include "ion_cache.h"
 #include "ion_heaps.h"
+#include "ion_memcg.h"
 
 #define ION_CONTIG_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 			 __GFP_RETRY_MAYFAIL)
@@ -57,7 +58,7 @@ static struct page *ion_contig_get_pages(unsigned int order,
 {
 	struct page *page;
 
-	page = alloc_pages(ION_CONTIG_GFP, order);
+	page = alloc_pages(ION_CONTIG_GFP | ion_memcg_gfp(), order);
 	if (!page || npages == 1UL << order)
 		return page;
 	split_page(page, order);

@@ -30,8 +30,7 @@
  * thread (or give them back to the buddy allocator: when full, or for an
  * isolated free of a small cached buffer).
  *
- * User mappings need nothing here: the core remaps each chunk with one
- * remap_pfn_range().  There is no phys op: the memory is not contiguous.
+ * User mappings: the core remaps each chunk.  No phys op: not contiguous.
  */
 #include <linux/err.h>
 #include <linux/gfp.h>
@@ -46,6 +45,7 @@
 #include "ion_cache.h"
 #include "ion_heaps.h"
 #include "ion_chunk_pool.h"
+#include "ion_memcg.h"
 #include "ion_parallel.h"
 
 static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
@@ -66,10 +66,10 @@ static struct page *ion_system_get_chunk(unsigned int order,
 					 bool big, bool cached,
 					 int nid, bool *pooled)
 {
-	gfp_t gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW;
-	struct page *page;
+	gfp_t gfp = (order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW) |
+		    ion_memcg_gfp();	/* charged: see ion_memcg.c */
+	struct page *page = ion_chunk_get(ion_system_pools, order, cached);
 
-	page = ion_chunk_get(ion_system_pools, order, cached);
 	*pooled = !!page;
 	if (page)
 		return page;
