@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/ion.h>
@@ -44,9 +45,9 @@ static const char usage[] =
 "  buffers [--heap H]       live buffers: id, heap, size, flags, owner,\n"
 "                           handles, attachments, name\n"
 "  stat                     totals\n"
-"  alloc --heap H --size S [--cached] [--hold]\n"
-"                           allocate a buffer (fd ABI); --hold keeps it\n"
-"                           until ionctl is interrupted\n"
+"  alloc --heap H --size S [--cached] [--count N] [--hold]\n"
+"                           allocate a buffer (fd ABI), or N of them;\n"
+"                           --hold keeps them until ionctl is interrupted\n"
 "\n"
 "Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
 "--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
@@ -223,6 +224,21 @@ static int parse_size(const char *s, unsigned long long *out)
 	if (*end || v > 18e18 || (double)(unsigned long long)v != v)
 		return -EINVAL;
 	*out = (unsigned long long)v;
+	return 0;
+}
+
+/* A count of buffers: 1 to 1 000 000. */
+static int parse_count(const char *s, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || !isdigit((unsigned char)*s) ||
+	    !v || v > 1000000)
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
@@ -542,13 +558,57 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * Room for @count more open files: raise RLIMIT_NOFILE's soft limit, and
+ * the hard one where allowed (root).  Returns 0 or -errno.
+ */
+static int room_for_fds(unsigned long count)
+{
+	struct rlimit rl;
+	rlim_t want = count + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = want;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		rl.rlim_max = want;
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
+static void print_alloc(const char *heap, unsigned long long size, int cached,
+			const int *fds, unsigned long count)
+{
+	struct stat st;
+
+	fstat(fds[0], &st);
+	if (json) {
+		printf("{\"heap\": ");
+		json_str(heap);
+		printf(", \"size\": %llu, \"cached\": %s, \"count\": %lu, "
+		       "\"fd\": %d, \"ino\": %lu, \"pid\": %d}\n", size,
+		       cached ? "true" : "false", count, fds[0],
+		       (unsigned long)st.st_ino, (int)getpid());
+	} else if (count == 1) {
+		printf("allocated %llu bytes from %s (%s): dma-buf fd %d, "
+		       "ino %lu\n", size, heap, cached ? "cached" : "uncached",
+		       fds[0], (unsigned long)st.st_ino);
+	} else {
+		printf("allocated %lu buffers of %llu bytes from %s (%s): "
+		       "dma-buf fds %d-%d, first ino %lu\n", count, size, heap,
+		       cached ? "cached" : "uncached", fds[0], fds[count - 1],
+		       (unsigned long)st.st_ino);
+	}
+}
+
 static int cmd_alloc(const char *heap, unsigned long long size, int cached,
-		     int hold)
+		     unsigned long count, int hold)
 {
 	struct ion_allocation_data a = { .len = size };
 	struct ion_heap_data *h;
-	struct stat st;
-	int fd, n, i;
+	unsigned long made = 0;
+	int fd, n, i, rc = EXIT_FAIL, *fds;
 
 	fd = ion_open_dev();
 	if (fd < 0)
@@ -570,44 +630,47 @@ static int cmd_alloc(const char *heap, unsigned long long size, int cached,
 		return EXIT_USAGE;
 	}
 	a.flags = cached ? ION_FLAG_CACHED : 0;
-	if (ioctl(fd, ION_IOC_ALLOC, &a)) {
-		fprintf(stderr, "ionctl: allocating %llu bytes from %s: %s\n",
-			size, heap, strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
+	fds = calloc(count, sizeof(*fds));
+	if (!fds || room_for_fds(count)) {
+		fprintf(stderr, "ionctl: no room for %lu buffers' fds\n", count);
+		goto out;
 	}
-	fstat((int)a.fd, &st);
-	if (json) {
-		printf("{\"heap\": ");
-		json_str(heap);
-		printf(", \"size\": %llu, \"cached\": %s, \"fd\": %u, "
-		       "\"ino\": %lu, \"pid\": %d}\n", size,
-		       cached ? "true" : "false", a.fd,
-		       (unsigned long)st.st_ino, (int)getpid());
+	for (made = 0; made < count; made++) {
+		a.fd = 0;	/* an input too: must be 0 */
+		if (ioctl(fd, ION_IOC_ALLOC, &a)) {
+			fprintf(stderr, "ionctl: allocating %llu bytes from %s: "
+				"%s", size, heap, strerror(errno));
+			fprintf(stderr, count > 1 ? " (buffer %lu of %lu)\n" :
+				"\n", made + 1, count);
+			goto out;
+		}
+		fds[made] = (int)a.fd;
 	}
-	else
-		printf("allocated %llu bytes from %s (%s): dma-buf fd %u, "
-		       "ino %lu\n", size, heap, cached ? "cached" : "uncached",
-		       a.fd, (unsigned long)st.st_ino);
+	print_alloc(heap, size, cached, fds, count);
 	fflush(stdout);
 	if (hold) {
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		if (!json)
-			printf("holding it until interrupted (pid %d)\n",
-			       getpid());
+			printf("holding %s until interrupted (pid %d)\n",
+			       count > 1 ? "them" : "it", getpid());
 		fflush(stdout);
 		while (!stop)
 			pause();
 	}
-	close((int)a.fd);
+	rc = EXIT_OK;
+out:
+	while (made)
+		close(fds[--made]);
+	free(fds);
 	close(fd);
-	return EXIT_OK;
+	return rc;
 }
 
 struct cmdline {
 	const char *heap;
 	unsigned long long size;
+	unsigned long count;
 	int cached, hold, have_size;
 };
 
@@ -622,6 +685,7 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		{ "size", required_argument, NULL, 's' },
 		{ "cached", no_argument, NULL, 'c' },
 		{ "hold", no_argument, NULL, 'k' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -652,6 +716,13 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		case 'k':
 			cl->hold = 1;
 			break;
+		case 'n':
+			if (parse_count(optarg, &cl->count)) {
+				fprintf(stderr, "ionctl: bad count '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -665,13 +736,13 @@ static int parse_opts(int argc, char **argv, const char *spec,
 
 int main(int argc, char **argv)
 {
-	struct cmdline cl = { 0 };
+	struct cmdline cl = { .count = 1 };
 	const char *cmd, *env = getenv("ION_DEBUGFS");
 	int rc;
 
 	if (env && *env)
 		dbgdir = env;
-	rc = parse_opts(argc, argv, "+jD:H:s:ckh", &cl);
+	rc = parse_opts(argc, argv, "+jD:H:s:ckn:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
@@ -679,7 +750,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
-	rc = parse_opts(argc, argv, "jD:H:s:ckh", &cl);
+	rc = parse_opts(argc, argv, "jD:H:s:ckn:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {
@@ -701,7 +772,8 @@ int main(int argc, char **argv)
 				"non-zero --size\n");
 			return EXIT_USAGE;
 		}
-		return cmd_alloc(cl.heap, cl.size, cl.cached, cl.hold);
+		return cmd_alloc(cl.heap, cl.size, cl.cached, cl.count,
+				 cl.hold);
 	}
 	fprintf(stderr, "ionctl: unknown command '%s'\n\n%s", cmd, usage);
 	return EXIT_USAGE;
