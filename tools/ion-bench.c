@@ -18,6 +18,13 @@
  * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset;
  * see Documentation/bench.md for what each one times.
  *
+ * Helper CPUs: the system heap's helper kworkers (ion.ko's parameter
+ * parallel_helpers) are set explicitly, whatever the module's default:
+ * every row runs with them off (0), and alloc_free_cold of buffers of
+ * more than one chunk (> 1 MiB) runs once more with them on, as
+ * "<impl>+helpers" (-H N helpers, default 3; by default ion-system's
+ * only).  The parameter is restored at exit.
+ *
  * Every ion and dma-heap call goes through libion, and every debugfs read
  * through its reader (udmabuf is not ion's: its ioctl stays here).
  *
@@ -36,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -53,6 +61,7 @@
 #define MAX_IMPLS	16
 #define MAX_REPS	4000
 #define HEAP_DEBUGFS	ION_DEBUGFS_DIR "/heaps/"
+#define HELPERS_PARAM	"/sys/module/ion/parameters/parallel_helpers"
 
 enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
 
@@ -60,7 +69,9 @@ enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
  * One implementation.  @fd: udmabuf's /dev/udmabuf; @heap: a dma-heap
  * node; K_ION allocates from @heap_mask of the one struct ion_device.
  * @pool_file is the ion heap's debugfs file (empty for the others);
- * @pooled says it has pool counters (see pool_state()).
+ * @pooled says it has pool counters (see pool_state()).  @helpers: the
+ * value of parallel_helpers its runs have; @big_cold_only: a "+helpers"
+ * twin, only in alloc_free_cold above one chunk (see run_op()).
  */
 struct impl {
 	char name[64];
@@ -70,6 +81,7 @@ struct impl {
 	unsigned int heap_mask, flags;
 	char pool_file[128];
 	int pooled;
+	int helpers, big_cold_only;
 };
 
 struct buf {
@@ -284,6 +296,84 @@ static long long helper_bytes(void)
 	return err ? -1 : (long long)v;
 }
 
+/*
+ * ion.ko's parallel_helpers: @helpers_orig the value found at start (-1:
+ * no such parameter), restored at exit; @helpers_now the value last set.
+ */
+static int helpers_orig = -1, helpers_now = -1;
+static int helpers_on = 3;	/* -H: the twins' value */
+
+static int read_helpers(void)
+{
+	char b[32];
+	int fd = open(HELPERS_PARAM, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return atoi(b);
+}
+
+/* Untimed, before a run's prelude: 0 or -errno. */
+static int set_helpers(int v)
+{
+	char b[16];
+	int fd, n, err = 0;
+
+	if (helpers_orig < 0 || v == helpers_now)
+		return 0;
+	fd = open(HELPERS_PARAM, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(b, sizeof(b), "%d\n", v);
+	if (write(fd, b, n) != n)
+		err = -errno;
+	close(fd);
+	if (!err)
+		helpers_now = v;
+	return err;
+}
+
+static void restore_helpers(void)
+{
+	if (helpers_orig >= 0 && !set_helpers(helpers_orig))
+		progress("parallel_helpers restored to %d", helpers_orig);
+}
+
+static void on_fatal_signal(int sig)
+{
+	restore_helpers();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Off for every row but the twins': the same whatever the module default. */
+static void setup_helpers(void)
+{
+	helpers_orig = read_helpers();
+	if (helpers_orig < 0) {
+		progress("parallel_helpers: no %s: no +helpers rows", HELPERS_PARAM);
+		return;
+	}
+	if (set_helpers(0)) {
+		progress("parallel_helpers: cannot set %s: %s; no +helpers rows",
+			 HELPERS_PARAM, strerror(errno));
+		helpers_orig = -1;
+		return;
+	}
+	atexit(restore_helpers);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	progress("parallel_helpers: module had %d; every row runs with 0, "
+		 "the +helpers rows (alloc_free_cold above 1 MiB) with %d; "
+		 "restored at exit", helpers_orig, helpers_on);
+}
+
 /* ---- allocation, one function per kind ---------------------------------- */
 
 static struct ion_device *iondev;
@@ -379,9 +469,16 @@ static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 	return 0;
 }
 
-/* Cold: nothing pooled, no background work, for every implementation. */
+/*
+ * Cold: nothing pooled, no background work, for every implementation.
+ * The helper setting changes (if at all) before the prelude's waits.
+ */
 static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
 {
+	int err = set_helpers(im->helpers);
+
+	if (err)
+		return err;
 	drain_pools();
 	return timed_alloc_free(im, size, s);
 }
@@ -740,6 +837,10 @@ static void run_op(const char *op, op_fn fn)
 
 			if (im->kind == K_ANON && fn != op_alloc_map_touch)
 				continue;
+			/* helpers take a buffer only above one chunk */
+			if (im->big_cold_only &&
+			    (fn != op_alloc_free_cold || sizes[z] <= MiB))
+				continue;
 			if (fn == op_alloc_free_warm &&
 			    buf_alloc(im, sizes[z], &b) == 0)
 				buf_free(&b);	/* let a pool fill */
@@ -749,6 +850,7 @@ static void run_op(const char *op, op_fn fn)
 			wait_quiet();	/* the first runs start quiet too */
 		run_group(nm, sizes[z], 0,
 			  fn == op_alloc_free_cold ? cold_budget_ns : budget_ns);
+		set_helpers(0);	/* a twin may have run last */
 		if (memset_buf)
 			munmap(memset_buf, sizes[z]);
 	}
@@ -835,7 +937,8 @@ static void run_scaling(void)
 		return;
 	}
 	for (int i = 0; i < nimpls; i++)
-		run_scaling_one(&impls[i], live);
+		if (!impls[i].big_cold_only)
+			run_scaling_one(&impls[i], live);
 	free(live);
 }
 
@@ -975,6 +1078,42 @@ static void find_dma_heaps(void)
 		progress("/dev/dma_heap: %s", strerror(-err));
 }
 
+/*
+ * The "+helpers" twins: implementations of the heap with helper CPUs (the
+ * one whose debugfs file has parallel_helper_bytes), run once more with
+ * parallel_helpers on.  By default ion-system's only, to bound the run;
+ * -i names others (ion-system-uncached+helpers, ...).
+ */
+static void add_twins(void)
+{
+	char name[sizeof(impls[0].name)];
+	int n = nimpls;
+
+	if (helpers_orig < 0 || !helpers_on || !helper_file[0])
+		return;
+	for (int i = 0; i < n; i++) {
+		struct impl *tw;
+
+		if (strcmp(impls[i].pool_file, helper_file))
+			continue;
+		if (strlen(impls[i].name) + 9 > sizeof(name) - 1)
+			continue;
+		memcpy(name, impls[i].name, strlen(impls[i].name) + 1);
+		strcat(name, "+helpers");
+		if (!only_impls && strcmp(name, "ion-system+helpers"))
+			continue;
+		tw = add_impl(name, impls[i].kind);
+		if (!tw)
+			continue;
+		memcpy(tw, &impls[i], sizeof(*tw));
+		memcpy(tw->name, name, sizeof(name));
+		tw->helpers = helpers_on;
+		tw->big_cold_only = 1;
+		progress("%s: %s with parallel_helpers %d, alloc_free_cold above 1 MiB",
+			 name, impls[i].name, helpers_on);
+	}
+}
+
 static void find_impls(void)
 {
 	struct impl *im;
@@ -995,6 +1134,7 @@ static void find_impls(void)
 		}
 	}
 	add_impl("anon", K_ANON);
+	add_twins();
 }
 
 /* ---- main -------------------------------------------------------------------- */
@@ -1013,7 +1153,7 @@ static size_t parse_size(const char *s)
 
 static const char usage[] =
 "usage: ion-bench [-b MS] [-c MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...]\n"
-"                 [-L N] [-S]\n"
+"                 [-H N] [-L N] [-S]\n"
 "  -b MS    time budget per case and implementation in ms (default\n"
 "           1000); at least 7 runs each\n"
 "  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
@@ -1021,7 +1161,8 @@ static const char usage[] =
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
 "           alloc_map_touch, scaling, memset)\n"
 "  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
-
+"  -H N     parallel_helpers of the +helpers rows (default 3; 0: none);\n"
+"           every other row runs with 0\n"
 "  -L N     scaling: stop at N live buffers (default 100000)\n"
 "  -S       also print every run's time (@sample rows, in run order)\n";
 
@@ -1032,7 +1173,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:c:i:o:s:L:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:i:o:s:H:L:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
@@ -1052,6 +1193,9 @@ int main(int argc, char **argv)
 			     t = strtok(NULL, ","))
 				sizes[nsizes++] = parse_size(t);
 			break;
+		case 'H':
+			helpers_on = atoi(optarg);
+			break;
 		case 'L':
 			max_live = strtoul(optarg, NULL, 10);
 			break;
@@ -1068,6 +1212,7 @@ int main(int argc, char **argv)
 			 u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
 			 (unsigned long long)(budget_ns / 1000000),
 			 (unsigned long long)(cold_budget_ns / 1000000));
+	setup_helpers();
 	find_impls();
 	printf("impl\top\tsize\tlive\tmedian_ns\tp99_ns\truns\n");
 	run_op("alloc_free_cold", op_alloc_free_cold);
