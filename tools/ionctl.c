@@ -581,6 +581,12 @@ struct cmdline {
 	int cached, hold, have_size;
 };
 
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "ionctl: bad %s '%s'\n", what, arg);
+	return EXIT_USAGE;
+}
+
 /* Parses options (before or after the command); returns -1 to go on. */
 static int parse_opts(int argc, char **argv, const char *spec,
 		      struct cmdline *cl)
@@ -610,11 +616,8 @@ static int parse_opts(int argc, char **argv, const char *spec,
 			cl->heap = optarg;
 			break;
 		case 's':
-			if (parse_size(optarg, &cl->size)) {
-				fprintf(stderr, "ionctl: bad size '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_size(optarg, &cl->size))
+				return bad_arg("size", optarg);
 			cl->have_size = 1;
 			break;
 		case 'c':
@@ -624,11 +627,8 @@ static int parse_opts(int argc, char **argv, const char *spec,
 			cl->hold = 1;
 			break;
 		case 'n':
-			if (parse_count(optarg, &cl->count)) {
-				fprintf(stderr, "ionctl: bad count '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_count(optarg, &cl->count))
+				return bad_arg("count", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
