@@ -345,9 +345,11 @@ static void restore_helpers(void)
 		progress("parallel_helpers restored to %d", helpers_orig);
 }
 
+/* No stdio stream here: open, write, close of the parameter. */
 static void on_fatal_signal(int sig)
 {
-	restore_helpers();
+	if (helpers_orig >= 0)
+		set_helpers(helpers_orig);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
