@@ -3,7 +3,6 @@
  * libion: allocation over the dma-heap nodes in /dev/dma_heap/ (ion's
  * /dev/dma_heap/ion-* nodes and mainline's own heaps alike).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -93,27 +92,9 @@ ION_PUBLIC int ion_dma_heap_alloc(struct ion_dma_heap *heap, size_t len,
 	return ret ? ret : (int)data.fd;
 }
 
-
 ION_PUBLIC int ion_dma_heap_foreach(const char *prefix,
 				    int (*fn)(const char *name, void *data),
 				    void *data)
 {
-	struct dirent **names;
-	int i, n, ret = 0;
-
-	if (!fn)
-		return -EINVAL;
-	n = scandir(ION_DMA_HEAP_DIR, &names, NULL, alphasort);
-	if (n < 0)
-		return ion_neg_errno();
-	for (i = 0; i < n; i++) {
-		const char *e = names[i]->d_name;
-
-		if (!ret && e[0] != '.' &&
-		    (!prefix || !strncmp(e, prefix, strlen(prefix))))
-			ret = fn(e, data);
-		free(names[i]);
-	}
-	free(names);
-	return ret;
+	return ion_dir_foreach(ION_DMA_HEAP_DIR, prefix, fn, data);
 }

@@ -17,4 +17,13 @@ ION_INTERNAL int ion_xioctl(int fd, unsigned long req, void *arg);
 /* -errno for the last failed libc call (never 0). */
 ION_INTERNAL int ion_neg_errno(void);
 
+/*
+ * Call @fn with the name of every entry of @dir (sorted, no dot files;
+ * with @prefix non-NULL only names starting with it); stop when it
+ * returns non-zero and return that value.  -errno when @dir cannot be read.
+ */
+ION_INTERNAL int ion_dir_foreach(const char *dir, const char *prefix,
+				 int (*fn)(const char *name, void *data),
+				 void *data);
+
 #endif /* ION_PRIV_H */

@@ -2,7 +2,7 @@
 #
 # results.md from ion-bench's tables (scripts/bench-report.sh runs this with
 # -F'\t' on results.tsv, warm-wait.tsv, helped.tsv, skipped.tsv, pairs.tsv; variables
-# kernel, date, host).
+# kernel, date, host, helpers: ion-bench's parallel_helpers line).
 #
 # Every cell is a ratio of medians to dma_heap-system's for the same op,
 # size and live count; then issue 7's targets, judged from the same rows;
@@ -67,6 +67,7 @@ BEGIN {
 }
 
 function rank(impl) {
+	if (impl ~ /\+helpers$/) return 1
 	if (impl == "ion-system") return 0
 	if (impl ~ /^ion-system-(uncached|dmaheap)/) return 1
 	if (impl ~ /^ion-/) return 2
@@ -132,6 +133,44 @@ function scaling_target(impl,    k1, hi, khi, r, txt) {
 	txt = us(med[impl, k1]) " µs at 1, " us(med[impl, khi]) " µs at " actual[impl, khi] ": " fmt(r) "×"
 	printf "| scaling at 100 000 live within 1.5× of 1 live | `%s` | %s | %s |\n", impl, txt, \
 		actual[impl, khi] < hi ? "not measured at 100 000" : r <= 1.5 ? "**met**" : "not met"
+}
+
+# Cold large sizes with the system heap's helper CPUs off (the plain rows)
+# and on (the "+helpers" twins): both are set by ion-bench, whatever
+# ion.ko's default.
+function helpers_section(    i, t, base, k, n, off, on, sz) {
+	n = 0
+	for (i = 1; i <= nimpl; i++)
+		if (order[i] ~ /\+helpers$/)
+			n++
+	if (!n)
+		return
+	printf "\n## Helper CPUs off and on (cold, large buffers)\n\n"
+	printf "ion-bench sets ion.ko's `parallel_helpers` itself: every row above runs\n"
+	printf "with the helpers **off** (0), and `<impl>+helpers` is the same\n"
+	printf "implementation with them **on**, in the same `alloc_free_cold` rounds.\n"
+	if (helpers != "")
+		printf "In this run: %s.\n", helpers
+	printf "\n| impl | size | off: ratio to %s | on: ratio to %s | on / off |\n", peer, peer
+	printf "|---|---|---:|---:|---:|\n"
+	for (i = 1; i <= nimpl; i++) {
+		t = order[i]
+		if (t !~ /\+helpers$/)
+			continue
+		base = substr(t, 1, length(t) - 8)
+		for (k = 1; k <= nkey; k++) {
+			if (index(keys[k], "alloc_free_cold" SUBSEP) != 1 ||
+			    !((t, keys[k]) in med))
+				continue
+			sz = substr(keys[k], length("alloc_free_cold" SUBSEP) + 1)
+			sz = substr(sz, 1, index(sz, SUBSEP) - 1)
+			off = ratio(base, "alloc_free_cold", sz, 0, peer, "alloc_free_cold")
+			on = ratio(t, "alloc_free_cold", sz, 0, peer, "alloc_free_cold")
+			printf "| %s | %s | %s | %s | %s |\n", base, hsize(sz), \
+				(off < 0 ? "–" : fmt(off)), (on < 0 ? "–" : fmt(on)), \
+				(off > 0 && on >= 0 ? fmt(on / off) : "–")
+		}
+	}
 }
 
 END {
@@ -210,12 +249,18 @@ END {
 			print helped[i]
 	}
 
+	helpers_section()
+
 	printf "\n## Issue 7's targets\n\n"
 	printf "| target | impl | ratios (size: ratio) | |\n|---|---|---|---|\n"
 	big = "1048576 8388608 67108864"
 	all = "4096 65536 1048576 8388608 67108864"
 	for (i = 1; i <= nimpl; i++) {
 		t = order[i]
+		if (t ~ /\+helpers$/) {
+			target("cold alloc_free ≤ 1.0× " peer, t, "alloc_free_cold", peer, "alloc_free_cold", "8388608 67108864", 1.0, 0)
+			continue
+		}
 		if (t != "ion-system" && t != "ion-system-uncached" && t !~ /^ion-system-dmaheap/)
 			continue
 		target("cold alloc_free ≤ 1.0× " peer, t, "alloc_free_cold", peer, "alloc_free_cold", all, 1.0, 0)

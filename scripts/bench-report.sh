@@ -20,10 +20,13 @@ tsv=$dir/results.tsv
 [ -s "$tsv" ] || { echo "bench-report: no $tsv" >&2; exit 1; }
 touch "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv"
 kernel=$(grep -a -m1 '^# kernel ' "$dir/raw.txt" 2>/dev/null | sed 's/^# //') || true
+helpers=$(grep -a -m1 '^# parallel_helpers: module had' "$dir/raw.txt" 2>/dev/null |
+	sed 's/^# parallel_helpers: //') || true
 host=$(cat "$dir/host.txt" 2>/dev/null) || true
 when=$(date -u -r "$tsv" '+%Y-%m-%d %H:%M UTC')
 
 awk -F'\t' -v kernel="${kernel:-unknown}" -v host="${host:-}" -v date="$when" \
+	-v helpers="${helpers:-}" \
 	-f "$top/scripts/bench-report.awk" \
 	"$tsv" "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv" \
 	> "$dir/results.md"
@@ -46,6 +49,7 @@ style() {	# <index> <impl>: a fixed look per implementation
 	case $2 in
 	dma_heap-system) c='#000000'; w=3 ;;
 	ion-system) c='#d62728'; w=3 ;;
+	ion-system+helpers) c='#e377c2'; w=3 ;;
 	ion-system-uncached) c='#ff7f0e' ;;
 	ion-system-dmaheap) c='#8c0000' ;;
 	ion-system-contig) c='#1f77b4' ;;

@@ -10,7 +10,9 @@
 #   $BUILD/bench/helped.tsv     bytes helper CPUs allocated for ion's runs
 #   $BUILD/bench/results.md     ratios to dma_heap-system, issue 7's targets
 #   $BUILD/bench/alloc.png      latency against size, log scales
-# See Documentation/bench.md.
+# See Documentation/bench.md.  ion-bench sets ion.ko's parallel_helpers
+# itself (0 for every row, on for the "+helpers" rows of alloc_free_cold
+# above 1 MiB) and restores the value it found when it exits.
 #
 # Usage: scripts/bench.sh [--report-only]   (--report-only: no boot, rebuild
 # the files above from the last run's $BUILD/guest-bench.results)
@@ -116,6 +118,13 @@ else
 	rm -f "$out/kernel-splats.txt"
 fi
 
+# Cold large sizes must come with helper CPUs off and on (unless -i / -s
+# left them out): say so when a run has the one and not the other.
+if awk -F'\t' '$1 == "ion-system" && $2 == "alloc_free_cold" && $3 > 1048576 { a = 1 }
+	$1 == "ion-system+helpers" { b = 1 } END { exit !(a && !b) }' "$out/results.tsv"; then
+	echo "bench: no ion-system+helpers rows (helper CPUs on):" \
+		"$(grep -a -m1 '^# parallel_helpers' "$out/raw.txt" || echo 'no parallel_helpers line')" >&2
+fi
 "$top/scripts/bench-report.sh" "$out"
 echo "# bench: $(($(wc -l < "$out/results.tsv") - 1)) rows in $out/results.tsv"
 echo "# bench: table $out/results.md, plot $out/alloc.png"

@@ -18,6 +18,16 @@
  * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset;
  * see Documentation/bench.md for what each one times.
  *
+ * Helper CPUs: the system heap's helper kworkers (ion.ko's parameter
+ * parallel_helpers) are set explicitly, whatever the module's default:
+ * every row runs with them off (0), and alloc_free_cold of buffers of
+ * more than one chunk (> 1 MiB) runs once more with them on, as
+ * "<impl>+helpers" (-H N helpers, default 3; by default ion-system's
+ * only).  The parameter is restored at exit.
+ *
+ * Every ion and dma-heap call goes through libion, and every debugfs read
+ * through its reader (udmabuf is not ion's: its ioctl stays here).
+ *
  * Output on stdout: progress lines "# ...", one header line and one
  * tab-separated row per case (impl op size live median_ns p99_ns runs),
  * "@wait" rows (time the warm op waited for background work), "@helped"
@@ -33,37 +43,45 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dirent.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
-#include <linux/ion.h>
 #include <linux/udmabuf.h>
+
+#include <ion/ion.h>
+
+#include "ion_debugfs_priv.h"
 
 #define PAGE		4096UL
 #define KiB		1024UL
 #define MiB		(1024UL * KiB)
 #define MAX_IMPLS	16
 #define MAX_REPS	4000
-#define HEAP_DEBUGFS	"/sys/kernel/debug/ion/heaps/"
+#define HEAP_DEBUGFS	ION_DEBUGFS_DIR "/heaps/"
+#define HELPERS_PARAM	"/sys/module/ion/parameters/parallel_helpers"
 
 enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
 
 /*
- * One implementation.  @pool_file is the ion heap's debugfs file (empty
- * for the others); @pooled says it has pool counters (see pool_state()).
+ * One implementation.  @fd: udmabuf's /dev/udmabuf; @heap: a dma-heap
+ * node; K_ION allocates from @heap_mask of the one struct ion_device.
+ * @pool_file is the ion heap's debugfs file (empty for the others);
+ * @pooled says it has pool counters (see pool_state()).  @helpers: the
+ * value of parallel_helpers its runs have; @big_cold_only: a "+helpers"
+ * twin, only in alloc_free_cold above one chunk (see run_op()).
  */
 struct impl {
 	char name[64];
 	enum kind kind;
 	int fd;
+	struct ion_dma_heap *heap;
 	unsigned int heap_mask, flags;
 	char pool_file[128];
 	int pooled;
+	int helpers, big_cold_only;
 };
 
 struct buf {
@@ -143,33 +161,30 @@ static int selected(const char *list, const char *name)
 /*
  * The key lines of a heap's debugfs file @file that describe pools or
  * deferred freeing (a key containing "pool" or "deferred"), appended to
- * @out; *@busy is set when a "deferred" key is not 0 (chunks still wait
- * for background zeroing).  A heap without such keys has nothing to wait
- * for or drain.  Returns the length of @out.
+ * @out as "key: value" lines; *@busy is set when a "deferred" key is not
+ * 0 (chunks still wait for background zeroing).  A heap without such keys
+ * has nothing to wait for or drain.  Returns the length of @out.
  */
 static size_t pool_state_of(const char *file, char *out, size_t used,
 			    size_t n, int *busy)
 {
-	char line[256];
-	FILE *f;
+	struct ion_dbg_file *f;
 
-	if (!file[0] || !(f = fopen(file, "r")))
+	if (!file[0] || ion_dbg_read(&f, ION_DBG_KEYS_ONLY, "%s", file))
 		return used;
-	while (used < n && fgets(line, sizeof(line), f) && line[0] != '\n') {
-		char *colon = strchr(line, ':');
+	for (unsigned int k = 0; k < ion_dbg_nkeys(f) && used < n; k++) {
+		const char *key = ion_dbg_key(f, k), *val = ion_dbg_val(f, k);
+		int w;
 
-		if (!colon)
+		if (!strstr(key, "pool") && !strstr(key, "deferred"))
 			continue;
-		*colon = 0;
-		if (!strstr(line, "pool") && !strstr(line, "deferred"))
-			continue;
-		if (strstr(line, "deferred") && strtoull(colon + 1, NULL, 10))
+		if (strstr(key, "deferred") && strtoull(val, NULL, 10))
 			*busy = 1;
-		*colon = ':';
-		used += snprintf(out + used, n - used, "%s", line);
+		w = snprintf(out + used, n - used, "%s: %s\n", key, val);
+		used = w < 0 ? n : used + (size_t)w;
 	}
-	fclose(f);
-	return used;
+	ion_dbg_free(f);
+	return used < n ? used : n - 1;
 }
 
 static int pool_state(const struct impl *im, char *out, size_t n)
@@ -269,45 +284,113 @@ static char helper_file[128];
 
 static long long helper_bytes(void)
 {
-	char line[256];
-	long long v = -1;
-	FILE *f;
+	unsigned long long v;
+	struct ion_dbg_file *f;
+	int err;
 
-	if (!helper_file[0] || !(f = fopen(helper_file, "r")))
+	if (!helper_file[0] ||
+	    ion_dbg_read(&f, ION_DBG_KEYS_ONLY, "%s", helper_file))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "parallel_helper_bytes:", 22)) {
-			v = strtoll(line + 22, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	err = ion_dbg_get_ull(f, "parallel_helper_bytes", &v);
+	ion_dbg_free(f);
+	return err ? -1 : (long long)v;
+}
+
+/*
+ * ion.ko's parallel_helpers: @helpers_orig the value found at start (-1:
+ * no such parameter), restored at exit; @helpers_now the value last set.
+ */
+static int helpers_orig = -1, helpers_now = -1;
+static int helpers_on = 3;	/* -H: the twins' value */
+
+static int read_helpers(void)
+{
+	char b[32];
+	int fd = open(HELPERS_PARAM, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return atoi(b);
+}
+
+/* Untimed, before a run's prelude: 0 or -errno. */
+static int set_helpers(int v)
+{
+	char b[16];
+	int fd, n, err = 0;
+
+	if (helpers_orig < 0 || v == helpers_now)
+		return 0;
+	fd = open(HELPERS_PARAM, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(b, sizeof(b), "%d\n", v);
+	if (write(fd, b, n) != n)
+		err = -errno;
+	close(fd);
+	if (!err)
+		helpers_now = v;
+	return err;
+}
+
+static void restore_helpers(void)
+{
+	if (helpers_orig >= 0 && !set_helpers(helpers_orig))
+		progress("parallel_helpers restored to %d", helpers_orig);
+}
+
+/* No stdio stream here: open, write, close of the parameter. */
+static void on_fatal_signal(int sig)
+{
+	if (helpers_orig >= 0)
+		set_helpers(helpers_orig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Off for every row but the twins': the same whatever the module default. */
+static void setup_helpers(void)
+{
+	helpers_orig = read_helpers();
+	if (helpers_orig < 0) {
+		progress("parallel_helpers: no %s: no +helpers rows", HELPERS_PARAM);
+		return;
+	}
+	if (set_helpers(0)) {
+		progress("parallel_helpers: cannot set %s: %s; no +helpers rows",
+			 HELPERS_PARAM, strerror(errno));
+		helpers_orig = -1;
+		return;
+	}
+	atexit(restore_helpers);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	progress("parallel_helpers: module had %d; every row runs with 0, "
+		 "the +helpers rows (alloc_free_cold above 1 MiB) with %d; "
+		 "restored at exit", helpers_orig, helpers_on);
 }
 
 /* ---- allocation, one function per kind ---------------------------------- */
 
-static int ion_alloc_fd(struct impl *im, size_t size)
-{
-	struct ion_allocation_data d = {
-		.len = size, .heap_id_mask = im->heap_mask, .flags = im->flags,
-	};
+static struct ion_device *iondev;
 
-	if (ioctl(im->fd, ION_IOC_ALLOC, &d))
-		return -errno;
-	return d.fd;
+static int ion_dev_alloc_fd(struct impl *im, size_t size)
+{
+	return ion_device_alloc(iondev, size, im->heap_mask, im->flags);
 }
 
 static int heap_alloc_fd(struct impl *im, size_t size)
 {
-	struct dma_heap_allocation_data d = {
-		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
-	};
-
-	if (ioctl(im->fd, DMA_HEAP_IOCTL_ALLOC, &d))
-		return -errno;
-	return d.fd;
+	return ion_dma_heap_alloc(im->heap, size, 0);	/* O_RDWR | O_CLOEXEC */
 }
 
+/* Not an ion device: its one ioctl stays here. */
 static int udmabuf_alloc_fd(struct impl *im, size_t size)
 {
 	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = size };
@@ -344,7 +427,7 @@ static int buf_alloc(struct impl *im, size_t size, struct buf *b)
 			((volatile char *)b->p)[off] = 1;
 		return 0;
 	case K_ION:
-		fd = ion_alloc_fd(im, size);
+		fd = ion_dev_alloc_fd(im, size);
 		break;
 	case K_HEAP:
 		fd = heap_alloc_fd(im, size);
@@ -365,13 +448,6 @@ static void buf_free(struct buf *b)
 		munmap(b->p, b->len);
 	if (b->fd >= 0)
 		close(b->fd);
-}
-
-static int dmabuf_sync(int fd, __u64 flags)
-{
-	struct dma_buf_sync s = { .flags = flags | DMA_BUF_SYNC_WRITE };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
 }
 
 /* ---- the ops: each times its own critical part --------------------------- */
@@ -395,9 +471,16 @@ static int timed_alloc_free(struct impl *im, size_t size, struct sample *s)
 	return 0;
 }
 
-/* Cold: nothing pooled, no background work, for every implementation. */
+/*
+ * Cold: nothing pooled, no background work, for every implementation.
+ * The helper setting changes (if at all) before the prelude's waits.
+ */
 static int op_alloc_free_cold(struct impl *im, size_t size, struct sample *s)
 {
+	int err = set_helpers(im->helpers);
+
+	if (err)
+		return err;
 	drain_pools();
 	return timed_alloc_free(im, size, s);
 }
@@ -433,11 +516,11 @@ static int op_alloc_map_touch(struct impl *im, size_t size, struct sample *s)
 			buf_free(&b);
 			return err;
 		}
-		err = dmabuf_sync(b.fd, DMA_BUF_SYNC_START);
+		err = ion_buffer_begin_cpu_access(b.fd, ION_CPU_WRITE);
 		for (size_t off = 0; off < size; off += PAGE)
 			((volatile char *)p)[off] = 1;
 		if (!err)
-			err = dmabuf_sync(b.fd, DMA_BUF_SYNC_END);
+			err = ion_buffer_end_cpu_access(b.fd, ION_CPU_WRITE);
 		munmap(p, size);
 	}
 	buf_free(&b);
@@ -756,6 +839,10 @@ static void run_op(const char *op, op_fn fn)
 
 			if (im->kind == K_ANON && fn != op_alloc_map_touch)
 				continue;
+			/* helpers take a buffer only above one chunk */
+			if (im->big_cold_only &&
+			    (fn != op_alloc_free_cold || sizes[z] <= MiB))
+				continue;
 			if (fn == op_alloc_free_warm &&
 			    buf_alloc(im, sizes[z], &b) == 0)
 				buf_free(&b);	/* let a pool fill */
@@ -765,6 +852,7 @@ static void run_op(const char *op, op_fn fn)
 			wait_quiet();	/* the first runs start quiet too */
 		run_group(nm, sizes[z], 0,
 			  fn == op_alloc_free_cold ? cold_budget_ns : budget_ns);
+		set_helpers(0);	/* a twin may have run last */
 		if (memset_buf)
 			munmap(memset_buf, sizes[z]);
 	}
@@ -851,26 +939,25 @@ static void run_scaling(void)
 		return;
 	}
 	for (int i = 0; i < nimpls; i++)
-		run_scaling_one(&impls[i], live);
+		if (!impls[i].big_cold_only)
+			run_scaling_one(&impls[i], live);
 	free(live);
 }
 
 /* ---- finding the implementations ---------------------------------------- */
 
-static struct impl *add_impl(const char *name, enum kind kind, int fd)
+/* A new implementation @name, or NULL when it is not selected (-i). */
+static struct impl *add_impl(const char *name, enum kind kind)
 {
 	struct impl *im;
 
-	if (nimpls == MAX_IMPLS || !selected(only_impls, name)) {
-		if (fd >= 0)
-			close(fd);
+	if (nimpls == MAX_IMPLS || !selected(only_impls, name))
 		return NULL;
-	}
 	im = &impls[nimpls++];
 	memset(im, 0, sizeof(*im));
 	snprintf(im->name, sizeof(im->name), "%s", name);
 	im->kind = kind;
-	im->fd = fd;
+	im->fd = -1;
 	return im;
 }
 
@@ -908,97 +995,131 @@ static void set_pool_file(struct impl *im, const char *heap)
 	}
 }
 
-static struct ion_heap_data heaps[32];
-static unsigned int nheaps;
+static void add_ion_impl(const struct ion_heap_data *h, const char *name,
+			 unsigned int flags)
+{
+	struct impl *im = add_impl(name, K_ION);
+
+	if (!im)
+		return;
+	im->heap_mask = 1U << h->heap_id;
+	im->flags = flags;
+	set_pool_file(im, h->name);
+}
 
 static void find_ion(void)
 {
-	struct ion_heap_query q = { .cnt = 32, .heaps = (uintptr_t)heaps };
 	char name[64];
-	int fd = open("/dev/ion", O_RDONLY | O_CLOEXEC);
-	struct impl *im;
+	int err, n;
 
-	if (fd < 0) {
-		progress("/dev/ion: %s: no ion implementations", strerror(errno));
+	err = ion_device_open(&iondev);
+	if (err) {
+		progress("/dev/ion: %s: no ion implementations", strerror(-err));
 		return;
 	}
-	if (ioctl(fd, ION_IOC_HEAP_QUERY, &q)) {
-		progress("ION_IOC_HEAP_QUERY: %s", strerror(errno));
-		close(fd);
-		return;
-	}
-	nheaps = q.cnt;
-	for (unsigned int i = 0; i < nheaps; i++) {
-		progress("ion heap %s: type %u id %u", heaps[i].name,
-			 heaps[i].type, heaps[i].heap_id);
-		ion_impl_name(heaps[i].name, name, sizeof(name));
-		im = add_impl(name, K_ION, dup(fd));
-		if (im) {
-			im->heap_mask = 1U << heaps[i].heap_id;
-			im->flags = ION_FLAG_CACHED;
-			set_pool_file(im, heaps[i].name);
-		}
-		if (heaps[i].type != ION_HEAP_TYPE_SYSTEM)
+	n = ion_device_heap_count(iondev);
+	for (int i = 0; i < n; i++) {
+		const struct ion_heap_data *h = ion_device_heap(iondev, i);
+
+		progress("ion heap %s: type %u id %u", h->name, h->type,
+			 h->heap_id);
+		ion_impl_name(h->name, name, sizeof(name));
+		add_ion_impl(h, name, ION_FLAG_CACHED);
+		if (h->type != ION_HEAP_TYPE_SYSTEM)
 			continue;
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 "-uncached");
-		im = add_impl(name, K_ION, dup(fd));
-		if (im) {
-			im->heap_mask = 1U << heaps[i].heap_id;
-			set_pool_file(im, heaps[i].name);
-		}
+		add_ion_impl(h, name, 0);
 	}
-	close(fd);
 }
 
 /* /dev/dma_heap/system and ion's own nodes /dev/dma_heap/ion-*. */
+static int add_dma_heap(const char *node, void *data)
+{
+	int ours = !strncmp(node, "ion-", 4), err, n;
+	char name[300], heap[64];
+	struct impl *im;
+
+	if (strcmp(node, "system") && !ours)
+		return 0;
+	snprintf(name, sizeof(name), ours ? "%s-dmaheap" : "dma_heap-%s", node);
+	if (!selected(only_impls, name))
+		return 0;
+	/* Bounded run time: of ion's nodes only ion-system by default. */
+	if (ours && !only_impls && strcmp(name, "ion-system-dmaheap")) {
+		progress("dma-heap node /dev/dma_heap/%s: not timed by default (-i %s)",
+			 node, name);
+		return 0;
+	}
+	im = add_impl(name, K_HEAP);
+	if (!im)
+		return 0;
+	err = ion_dma_heap_open(node, &im->heap);
+	if (err) {
+		progress("/dev/dma_heap/%s: %s", node, strerror(-err));
+		nimpls--;
+		return 0;
+	}
+	progress("dma-heap node /dev/dma_heap/%s", node);
+	n = ours ? ion_device_heap_count(iondev) : 0;
+	for (int i = 0; i < n; i++) {
+		const struct ion_heap_data *h = ion_device_heap(iondev, i);
+
+		ion_impl_name(h->name, heap, sizeof(heap));
+		if (!strcmp(heap, node))
+			set_pool_file(im, h->name);
+	}
+	return 0;
+}
+
 static void find_dma_heaps(void)
 {
-	char path[300], name[300], heap[64];
-	struct dirent *de;
-	struct impl *im;
-	DIR *d = opendir("/dev/dma_heap");
-	int fd;
+	int err = ion_dma_heap_foreach(NULL, add_dma_heap, NULL);
 
-	if (!d) {
-		progress("/dev/dma_heap: %s", strerror(errno));
+	if (err)
+		progress("/dev/dma_heap: %s", strerror(-err));
+}
+
+/*
+ * The "+helpers" twins: implementations of the heap with helper CPUs (the
+ * one whose debugfs file has parallel_helper_bytes), run once more with
+ * parallel_helpers on.  By default ion-system's only, to bound the run;
+ * -i names others (ion-system-uncached+helpers, ...).
+ */
+static void add_twins(void)
+{
+	char name[sizeof(impls[0].name)];
+	int n = nimpls;
+
+	if (helpers_orig < 0 || !helpers_on || !helper_file[0])
 		return;
-	}
-	while ((de = readdir(d))) {
-		int ours = !strncmp(de->d_name, "ion-", 4);
+	for (int i = 0; i < n; i++) {
+		struct impl *tw;
 
-		if (strcmp(de->d_name, "system") && !ours)
+		if (strcmp(impls[i].pool_file, helper_file))
 			continue;
-		snprintf(path, sizeof(path), "/dev/dma_heap/%s", de->d_name);
-		snprintf(name, sizeof(name), ours ? "%s-dmaheap" : "dma_heap-%s",
-			 de->d_name);
-		if (!selected(only_impls, name))
+		if (strlen(impls[i].name) + 9 > sizeof(name) - 1)
 			continue;
-		/* Bounded run time: of ion's nodes only ion-system by default. */
-		if (ours && !only_impls && strcmp(name, "ion-system-dmaheap")) {
-			progress("dma-heap node %s: not timed by default (-i %s)",
-				 path, name);
+		memcpy(name, impls[i].name, strlen(impls[i].name) + 1);
+		strcat(name, "+helpers");
+		if (!only_impls && strcmp(name, "ion-system+helpers"))
 			continue;
-		}
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			progress("%s: %s", path, strerror(errno));
+		tw = add_impl(name, impls[i].kind);
+		if (!tw)
 			continue;
-		}
-		progress("dma-heap node %s", path);
-		im = add_impl(name, K_HEAP, fd);
-		for (unsigned int i = 0; im && ours && i < nheaps; i++) {
-			ion_impl_name(heaps[i].name, heap, sizeof(heap));
-			if (!strcmp(heap, de->d_name))
-				set_pool_file(im, heaps[i].name);
-		}
+		memcpy(tw, &impls[i], sizeof(*tw));
+		memcpy(tw->name, name, sizeof(name));
+		tw->helpers = helpers_on;
+		tw->big_cold_only = 1;
+		progress("%s: %s with parallel_helpers %d, alloc_free_cold above 1 MiB",
+			 name, impls[i].name, helpers_on);
 	}
-	closedir(d);
 }
 
 static void find_impls(void)
 {
-	int fd, c;
+	struct impl *im;
+	int c;
 
 	find_ion();
 	find_dma_heaps();
@@ -1006,12 +1127,16 @@ static void find_impls(void)
 		;
 	if (c == nimpls)
 		progress("note: no dma_heap-system: the report has no peer to compare with");
-	fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		progress("/dev/udmabuf: %s", strerror(errno));
-	else
-		add_impl("udmabuf", K_UDMABUF, fd);
-	add_impl("anon", K_ANON, -1);
+	im = add_impl("udmabuf", K_UDMABUF);
+	if (im) {
+		im->fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+		if (im->fd < 0) {
+			progress("/dev/udmabuf: %s", strerror(errno));
+			nimpls--;
+		}
+	}
+	add_impl("anon", K_ANON);
+	add_twins();
 }
 
 /* ---- main -------------------------------------------------------------------- */
@@ -1030,7 +1155,7 @@ static size_t parse_size(const char *s)
 
 static const char usage[] =
 "usage: ion-bench [-b MS] [-c MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...]\n"
-"                 [-L N] [-S]\n"
+"                 [-H N] [-L N] [-S]\n"
 "  -b MS    time budget per case and implementation in ms (default\n"
 "           1000); at least 7 runs each\n"
 "  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
@@ -1038,6 +1163,8 @@ static const char usage[] =
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
 "           alloc_map_touch, scaling, memset)\n"
 "  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
+"  -H N     parallel_helpers of the +helpers rows (default 3; 0: none);\n"
+"           every other row runs with 0\n"
 "  -L N     scaling: stop at N live buffers (default 100000)\n"
 "  -S       also print every run's time (@sample rows, in run order)\n";
 
@@ -1048,7 +1175,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:c:i:o:s:L:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:i:o:s:H:L:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
@@ -1068,6 +1195,9 @@ int main(int argc, char **argv)
 			     t = strtok(NULL, ","))
 				sizes[nsizes++] = parse_size(t);
 			break;
+		case 'H':
+			helpers_on = atoi(optarg);
+			break;
 		case 'L':
 			max_live = strtoul(optarg, NULL, 10);
 			break;
@@ -1084,6 +1214,7 @@ int main(int argc, char **argv)
 			 u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
 			 (unsigned long long)(budget_ns / 1000000),
 			 (unsigned long long)(cold_budget_ns / 1000000));
+	setup_helpers();
 	find_impls();
 	printf("impl\top\tsize\tlive\tmedian_ns\tp99_ns\truns\n");
 	run_op("alloc_free_cold", op_alloc_free_cold);

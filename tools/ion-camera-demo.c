@@ -31,7 +31,6 @@
  * usage: ion-camera-demo [--device /dev/videoN] [--heap NAME] [--buffers N]
  *                        [--frames N] [--uncached] [--show CMD]
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -51,7 +50,9 @@
 
 #include <ion/ion.h>
 
-#define DEBUGFS		"/sys/kernel/debug/ion"
+#include "ion_debugfs_priv.h"
+
+#define DEBUGFS		ION_DEBUGFS_DIR
 #define MAX_BUFS	8
 #define SENTINEL	0xa5	/* what a buffer holds before the device writes */
 #define POLL_MS		20000	/* a hang guard */
@@ -585,40 +586,43 @@ static int viewer(int sock)
 
 static long long summary(const char *key)
 {
-	char k[64];
-	long long v, ret = -1;
-	FILE *f = fopen(DEBUGFS "/summary", "r");
+	unsigned long long v;
+	struct ion_dbg_file *f;
+	int err;
 
-	if (!f)
+	if (ion_dbg_read(&f, ION_DBG_KEYS_ONLY, DEBUGFS "/summary"))
 		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", k, &v) == 2)
-		if (!strcmp(k, key))
-			ret = v;
-	fclose(f);
-	return ret;
+	err = ion_dbg_get_ull(f, key, &v);
+	ion_dbg_free(f);
+	return err ? -1 : (long long)v;
+}
+
+struct left_behind {
+	char suffix[24];
+	int n;
+};
+
+static int client_left(const char *name, void *data)
+{
+	struct left_behind *lb = data;
+	size_t l = strlen(name), k = strlen(lb->suffix);
+
+	if (l > k && !strcmp(name + l - k, lb->suffix)) {
+		say("client left behind: %s", name);
+		lb->n++;
+	}
+	return 0;
 }
 
 /* Client files left in debugfs for @pid. */
 static int clients_of(pid_t pid)
 {
-	char suffix[24];
-	struct dirent *e;
-	DIR *d = opendir(DEBUGFS "/clients");
-	int n = 0;
+	struct left_behind lb = { .n = 0 };
 
-	if (!d)
+	snprintf(lb.suffix, sizeof(lb.suffix), "-%d", (int)pid);
+	if (ion_dbg_foreach(client_left, &lb, DEBUGFS "/clients"))
 		return -1;
-	snprintf(suffix, sizeof(suffix), "-%d", (int)pid);
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name), k = strlen(suffix);
-
-		if (l > k && !strcmp(e->d_name + l - k, suffix)) {
-			say("client left behind: %s", e->d_name);
-			n++;
-		}
-	}
-	closedir(d);
-	return n;
+	return lb.n;
 }
 
 static int reap(pid_t pid, const char *name)

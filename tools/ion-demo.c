@@ -6,7 +6,8 @@
  * passes it as a dma-buf fd over a unix socket to a second process, which
  * imports it into its own ion client, reads the message and answers in
  * the same memory.  The debugfs views are shown while both hold the buffer
- * and again after everything is closed.
+ * and again after everything is closed.  Every ion call goes through
+ * libion's classic (handle ABI) functions.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,13 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/dma-buf.h>
-#include <linux/ion.h>
+
+#include <ion/ion.h>
 
 #define DEBUGFS "/sys/kernel/debug/ion"
 #define BUF_SIZE (1024 * 1024)
@@ -44,6 +44,15 @@ static void die(const char *what)
 {
 	fprintf(stderr, "ion-demo: %s: %s\n", what, strerror(errno));
 	exit(1);
+}
+
+/* A libion call that failed with @err (-errno). */
+static void check(int err, const char *what)
+{
+	if (err < 0) {
+		errno = -err;
+		die(what);
+	}
 }
 
 static void show_file(const char *path)
@@ -127,98 +136,82 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-static void cpu_access(int fd, __u64 flags)
+/* Bracket CPU access (DMA_BUF_IOCTL_SYNC start or end). */
+static void cpu_access(int fd, int start, unsigned int access)
 {
-	struct dma_buf_sync sync = { .flags = flags };
-
-	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
-		die("DMA_BUF_IOCTL_SYNC");
+	check(start ? ion_buffer_begin_cpu_access(fd, access) :
+		      ion_buffer_end_cpu_access(fd, access),
+	      "DMA_BUF_IOCTL_SYNC");
 }
 
 static void consumer(int sock)
 {
-	struct ion_fd_data imp = { 0 };
-	struct ion_handle_data fr;
+	ion_user_handle_t handle;
 	char *p;
 	int ion, fd;
 
-	ion = open("/dev/ion", O_RDONLY | O_CLOEXEC);
-	if (ion < 0)
-		die("open /dev/ion");
+	ion = ion_open();
+	check(ion, "open /dev/ion");
 	fd = recv_fd(sock);
 	say("consumer", "received dma-buf fd %d over the unix socket", fd);
-	imp.fd = fd;
-	if (ioctl(ion, ION_IOC_IMPORT, &imp))
-		die("ION_IOC_IMPORT");
+	check(ion_import(ion, fd, &handle), "ION_IOC_IMPORT");
 	say("consumer", "ION_IOC_IMPORT: my own client now holds handle %d",
-	    imp.handle);
+	    handle);
 	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		die("mmap");
-	cpu_access(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	cpu_access(fd, 1, ION_CPU_RW);
 	say("consumer", "read from the shared pages: \"%s\"", p);
 	snprintf(p + 4096, 64, "hello back from %d", getpid());
-	cpu_access(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+	cpu_access(fd, 0, ION_CPU_RW);
 	say("consumer", "wrote an answer into the same memory");
 	if (write(sock, "d", 1) != 1 || read(sock, &(char){0}, 1) != 1)
 		die("sync with producer");
 	munmap(p, BUF_SIZE);
-	fr.handle = imp.handle;
-	if (ioctl(ion, ION_IOC_FREE, &fr))
-		die("ION_IOC_FREE");
+	check(ion_free(ion, handle), "ION_IOC_FREE");
 	close(fd);
-	close(ion);
+	ion_close(ion);
 	say("consumer", "freed my handle, closed everything, exiting");
 }
 
 static void producer(int sock, pid_t child)
 {
-	struct ion_allocation_data_legacy alloc = {
-		.len = BUF_SIZE, .heap_id_mask = ION_HEAP_SYSTEM_MASK,
-		.flags = ION_FLAG_CACHED,
-	};
-	struct ion_fd_data share = { 0 };
-	struct ion_handle_data fr;
+	ion_user_handle_t handle;
 	char *p, c;
-	int ion, status;
+	int ion, share_fd, status;
 
-	ion = open("/dev/ion", O_RDONLY | O_CLOEXEC);
-	if (ion < 0)
-		die("open /dev/ion");
-	if (ioctl(ion, ION_IOC_ALLOC_LEGACY, &alloc))
-		die("ION_IOC_ALLOC");
+	ion = ion_open();
+	check(ion, "open /dev/ion");
+	check(ion_alloc(ion, BUF_SIZE, 0, ION_HEAP_SYSTEM_MASK,
+			ION_FLAG_CACHED, &handle), "ION_IOC_ALLOC");
 	say("producer", "ION_IOC_ALLOC: 1 MiB, cached, from %s -> handle %d",
-	    ION_SYSTEM_HEAP_NAME, alloc.handle);
-	share.handle = alloc.handle;
-	if (ioctl(ion, ION_IOC_SHARE, &share))
-		die("ION_IOC_SHARE");
+	    ION_SYSTEM_HEAP_NAME, handle);
+	check(ion_share(ion, handle, &share_fd), "ION_IOC_SHARE");
 	say("producer", "ION_IOC_SHARE: handle %d -> dma-buf fd %d",
-	    alloc.handle, share.fd);
+	    handle, share_fd);
 	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 share.fd, 0);
+		 share_fd, 0);
 	if (p == MAP_FAILED)
 		die("mmap");
-	cpu_access(share.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	cpu_access(share_fd, 1, ION_CPU_WRITE);
 	snprintf(p, 64, "hello from the producer, pid %d", getpid());
-	cpu_access(share.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	cpu_access(share_fd, 0, ION_CPU_WRITE);
 	say("producer", "wrote a message and sent the fd to pid %d", child);
-	send_fd(sock, share.fd);
+	send_fd(sock, share_fd);
 	if (read(sock, &c, 1) != 1)
 		die("sync with consumer");
 	say("producer", "both processes hold the buffer now; debugfs says:");
 	show_debugfs();
-	cpu_access(share.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	cpu_access(share_fd, 1, ION_CPU_READ);
 	say("producer", "the consumer answered: \"%s\"", p + 4096);
-	cpu_access(share.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	cpu_access(share_fd, 0, ION_CPU_READ);
 	if (write(sock, "k", 1) != 1)
 		die("sync with consumer");
 	waitpid(child, &status, 0);
 	munmap(p, BUF_SIZE);
-	close(share.fd);
-	fr.handle = alloc.handle;
-	if (ioctl(ion, ION_IOC_FREE, &fr))
-		die("ION_IOC_FREE");
-	close(ion);
+	close(share_fd);
+	check(ion_free(ion, handle), "ION_IOC_FREE");
+	ion_close(ion);
 	say("producer", "consumer gone, handle freed, fds closed; debugfs:");
 	show_file(DEBUGFS "/summary");
 }

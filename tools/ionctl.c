@@ -2,8 +2,10 @@
 /*
  * ionctl: look at and use ion from a shell.
  *
- * The views come from ion's debugfs files (Documentation/debugfs.rst) and
- * from ION_IOC_HEAP_QUERY; allocation goes through /dev/ion's fd ABI.
+ * The views come from ion's debugfs files (Documentation/debugfs.rst),
+ * read with libion's debugfs reader, and from the heap list; allocation
+ * goes through libion (/dev/ion's fd ABI).  Every row of every table is
+ * shown, however many there are.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -11,16 +13,20 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <linux/ion.h>
 
-#define DEBUGFS_DIR	"/sys/kernel/debug/ion"
+#include <ion/ion.h>
+
+#include "ion_debugfs_priv.h"
+
+#define DEBUGFS_DIR	ION_DEBUGFS_DIR
 
 /* ion's debugfs directory: --debugfs DIR, else $ION_DEBUGFS, else the above. */
 static const char *dbgdir = DEBUGFS_DIR;
@@ -44,9 +50,9 @@ static const char usage[] =
 "  buffers [--heap H]       live buffers: id, heap, size, flags, owner,\n"
 "                           handles, attachments, name\n"
 "  stat                     totals\n"
-"  alloc --heap H --size S [--cached] [--hold]\n"
-"                           allocate a buffer (fd ABI); --hold keeps it\n"
-"                           until ionctl is interrupted\n"
+"  alloc --heap H --size S [--cached] [--count N] [--hold]\n"
+"                           allocate a buffer (fd ABI), or N of them;\n"
+"                           --hold keeps them until ionctl is interrupted\n"
 "\n"
 "Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
 "--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
@@ -64,113 +70,7 @@ static const char usage[] =
 
 static int json;
 
-/* ---- parsing debugfs files --------------------------------------------- */
-
-#define MAX_KV		32
-#define MAX_COLS	12
-#define MAX_ROWS	4096
-
-/* One debugfs file: "key: value" lines, a blank line, an optional table. */
-struct dbg_file {
-	int nkv;
-	char *key[MAX_KV], *val[MAX_KV];
-	int ncols, nrows;
-	char *col[MAX_COLS];
-	char *cell[MAX_ROWS][MAX_COLS];
-	char *text;
-};
-
-static int split_tabs(char *line, char **out, int max)
-{
-	int n = 0;
-	char *save, *tok;
-
-	for (tok = strtok_r(line, "\t", &save); tok && n < max;
-	     tok = strtok_r(NULL, "\t", &save))
-		out[n++] = tok;
-	return n;
-}
-
-/* Returns 0, or -errno when the file cannot be read. */
-static int dbg_read(const char *path, struct dbg_file *f)
-{
-	char *line, *save, *p;
-	size_t cap = 0, len = 0, n;
-	int in_table = 0, err;
-	FILE *fp;
-
-	memset(f, 0, sizeof(*f));
-	fp = fopen(path, "r");
-	if (!fp)
-		return -errno;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *t = realloc(f->text, cap + 8192);
-
-			if (!t) {
-				fclose(fp);
-				free(f->text);
-				return -ENOMEM;
-			}
-			f->text = t;
-			cap += 8192;
-		}
-		n = fread(f->text + len, 1, 4096, fp);
-		len += n;
-		if (n < 4096)
-			break;
-	}
-	err = ferror(fp) ? -EIO : 0;
-	fclose(fp);
-	f->text[len] = 0;
-	if (err) {
-		free(f->text);
-		return err;
-	}
-	for (line = strtok_r(f->text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!in_table && (p = strstr(line, ": ")) && !strchr(line, '\t')) {
-			if (f->nkv < MAX_KV) {
-				*p = 0;
-				f->key[f->nkv] = line;
-				f->val[f->nkv++] = p + 2;
-			}
-			continue;
-		}
-		if (!in_table) {
-			f->ncols = split_tabs(line, f->col, MAX_COLS);
-			in_table = 1;
-			continue;
-		}
-		if (f->nrows < MAX_ROWS) {
-			memset(f->cell[f->nrows], 0, sizeof(f->cell[0]));
-			split_tabs(line, f->cell[f->nrows], MAX_COLS);
-			f->nrows++;
-		}
-	}
-	return 0;
-}
-
-static void dbg_free(struct dbg_file *f)
-{
-	free(f->text);
-}
-
-static const char *dbg_get(const struct dbg_file *f, const char *key)
-{
-	for (int i = 0; i < f->nkv; i++)
-		if (!strcmp(f->key[i], key))
-			return f->val[i];
-	return NULL;
-}
-
-static const char *dbg_cell(const struct dbg_file *f, int row, const char *col)
-{
-	for (int i = 0; i < f->ncols; i++)
-		if (!strcmp(f->col[i], col))
-			return f->cell[row][i] ? f->cell[row][i] : "";
-	return "";
-}
+/* ---- debugfs ------------------------------------------------------------ */
 
 static int debugfs_error(int err)
 {
@@ -223,6 +123,21 @@ static int parse_size(const char *s, unsigned long long *out)
 	if (*end || v > 18e18 || (double)(unsigned long long)v != v)
 		return -EINVAL;
 	*out = (unsigned long long)v;
+	return 0;
+}
+
+/* A count of buffers: 1 to 1 000 000. */
+static int parse_count(const char *s, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || !isdigit((unsigned char)*s) ||
+	    !v || v > 1000000)
+		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
@@ -289,203 +204,217 @@ static void json_kv(int first, const char *k, const char *v)
 
 /* ---- /dev/ion ----------------------------------------------------------- */
 
-static int ion_open_dev(void)
+static int open_dev(struct ion_device **dev)
 {
-	int fd = open("/dev/ion", O_RDONLY | O_CLOEXEC);
+	int err = ion_device_open(dev);
 
-	if (fd < 0)
-		fprintf(stderr, "ionctl: /dev/ion: %s%s\n", strerror(errno),
-			errno == ENOENT ? " (is ion.ko loaded?)" : "");
-	return fd;
-}
-
-static int query_heaps(int fd, struct ion_heap_data **out)
-{
-	struct ion_heap_query q = { 0 };
-	struct ion_heap_data *h;
-
-	if (ioctl(fd, ION_IOC_HEAP_QUERY, &q))
-		return -errno;
-	h = calloc(q.cnt ? q.cnt : 1, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	q.heaps = (unsigned long)h;
-	if (ioctl(fd, ION_IOC_HEAP_QUERY, &q)) {
-		free(h);
-		return -errno;
-	}
-	*out = h;
-	return (int)q.cnt;
+	if (err == -ENOENT)
+		fprintf(stderr, "ionctl: /dev/ion: %s (is ion.ko loaded?)\n",
+			strerror(-err));
+	else if (err)
+		fprintf(stderr, "ionctl: /dev/ion: %s\n", strerror(-err));
+	return err;
 }
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* The key lines of @f as JSON members, but for those in @skip (NULL-ended). */
+static void json_keys(const struct ion_dbg_file *f, int first,
+		      const char *const *skip)
+{
+	for (unsigned int k = 0; k < ion_dbg_nkeys(f); k++) {
+		const char *key = ion_dbg_key(f, k);
+		const char *const *s;
+
+		for (s = skip; s && *s && strcmp(*s, key); s++)
+			;
+		if (s && *s)
+			continue;
+		json_kv(first, key, ion_dbg_val(f, k));
+		first = 0;
+	}
+}
+
+static void show_heap(const struct ion_heap_data *h,
+		      const struct ion_dbg_file *f, int first)
+{
+	static const char *const ids[] = { "name", "type", "id", NULL };
+	char b[4][32];
+
+	if (json) {
+		printf("%s{", first ? "" : ", ");
+		json_kv(1, "name", h->name);
+		snprintf(b[0], sizeof(b[0]), "%u", h->type);
+		json_kv(0, "type", b[0]);
+		snprintf(b[0], sizeof(b[0]), "%u", h->heap_id);
+		json_kv(0, "id", b[0]);
+		if (f)
+			json_keys(f, 0, ids);
+		printf("}");
+		return;
+	}
+	printf("%-24s %4u %3u %9s %9s %9s %9s %7s\n", h->name, h->type,
+	       h->heap_id,
+	       human(f ? ion_dbg_get(f, "region_size") : NULL, b[0], 32),
+	       human(f ? ion_dbg_get(f, "bytes") : NULL, b[1], 32),
+	       human(f ? ion_dbg_get(f, "free") : NULL, b[2], 32),
+	       human(f ? ion_dbg_get(f, "largest_free") : NULL, b[3], 32),
+	       f ? ion_dbg_get(f, "buffers") ?: "?" : "-");
+}
+
 static int cmd_heaps(void)
 {
-	struct ion_heap_data *h;
-	char path[256], b[4][32];
-	int fd, n, i, dbg_err = 0;
+	struct ion_device *dev;
+	int n, i, dbg_err = 0;
 
-	fd = ion_open_dev();
-	if (fd < 0)
+	if (open_dev(&dev))
 		return EXIT_NOION;
-	n = query_heaps(fd, &h);
-	close(fd);
-	if (n < 0) {
-		fprintf(stderr, "ionctl: ION_IOC_HEAP_QUERY: %s\n", strerror(-n));
-		return EXIT_FAIL;
-	}
+	n = ion_device_heap_count(dev);
 	if (json)
 		printf("[");
 	else
 		printf("%-24s %4s %3s %9s %9s %9s %9s %7s\n", "NAME", "TYPE",
 		       "ID", "SIZE", "USED", "FREE", "LARGEST", "BUFFERS");
 	for (i = 0; i < n; i++) {
-		struct dbg_file f;
+		const struct ion_heap_data *h = ion_device_heap(dev, i);
+		struct ion_dbg_file *f = NULL;
 		int err;
 
-		snprintf(path, sizeof(path), "%s/heaps/%s", dbgdir, h[i].name);
-		err = dbg_read(path, &f);
+		err = ion_dbg_read(&f, ION_DBG_KEYS_ONLY, "%s/heaps/%s",
+				   dbgdir, h->name);
 		if (err && !dbg_err)
 			dbg_err = err;
-		if (json) {
-			printf("%s{", i ? ", " : "");
-			json_kv(1, "name", h[i].name);
-			snprintf(b[0], sizeof(b[0]), "%u", h[i].type);
-			json_kv(0, "type", b[0]);
-			snprintf(b[0], sizeof(b[0]), "%u", h[i].heap_id);
-			json_kv(0, "id", b[0]);
-			for (int k = 0; !err && k < f.nkv; k++)
-				if (strcmp(f.key[k], "name") &&
-				    strcmp(f.key[k], "type") &&
-				    strcmp(f.key[k], "id"))
-					json_kv(0, f.key[k], f.val[k]);
-			printf("}");
-		} else {
-			printf("%-24s %4u %3u %9s %9s %9s %9s %7s\n", h[i].name,
-			       h[i].type, h[i].heap_id,
-			       human(err ? NULL : dbg_get(&f, "region_size"),
-				     b[0], 32),
-			       human(err ? NULL : dbg_get(&f, "bytes"), b[1], 32),
-			       human(err ? NULL : dbg_get(&f, "free"), b[2], 32),
-			       human(err ? NULL : dbg_get(&f, "largest_free"),
-				     b[3], 32),
-			       err ? "-" : dbg_get(&f, "buffers"));
-		}
-		if (!err)
-			dbg_free(&f);
+		show_heap(h, err ? NULL : f, !i);
+		ion_dbg_free(err ? NULL : f);
 	}
 	if (json)
 		printf("]\n");
-	free(h);
+	ion_device_close(dev);
 	return dbg_err ? debugfs_error(dbg_err) : EXIT_OK;
 }
 
-/* Calls fn on every file of a debugfs subdirectory. */
-static int for_each_dbg(const char *sub,
-			void (*fn)(const char *name, struct dbg_file *f,
-				   void *arg, int *first),
-			void *arg)
+/* A view: called with every file of a debugfs subdirectory. */
+struct view {
+	const char *sub;
+	void (*show)(const char *name, const struct ion_dbg_file *f,
+		     struct view *v);
+	const char *heap;	/* buffers --heap: only this heap's */
+	int first;		/* nothing printed yet */
+	int err;		/* a file could not be read for another reason */
+};
+
+static int view_file(const char *name, void *data)
 {
-	char path[512];
-	struct dirent *e;
-	int first = 1, err;
-	DIR *d;
+	struct view *v = data;
+	struct ion_dbg_file *f;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/%s", dbgdir, sub);
-	d = opendir(path);
-	if (!d)
-		return debugfs_error(-errno);
-	while ((e = readdir(d))) {
-		struct dbg_file f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", dbgdir, sub,
-			 e->d_name);
-		err = dbg_read(path, &f);
-		if (err)
-			continue;	/* went away meanwhile */
-		fn(e->d_name, &f, arg, &first);
-		dbg_free(&f);
+	err = ion_dbg_read(&f, 0, "%s/%s/%s", dbgdir, v->sub, name);
+	if (err == -ENOENT || err == -EIO)
+		return 0;	/* went away meanwhile */
+	if (err) {
+		fprintf(stderr, "ionctl: %s/%s/%s: %s\n", dbgdir, v->sub, name,
+			strerror(-err));
+		v->err = err;
+		return 0;
 	}
-	closedir(d);
-	if (first && !json)
-		printf("no %s\n", !strcmp(sub, "heaps") ? "buffers" : sub);
-	return EXIT_OK;
+	v->show(name, f, v);
+	ion_dbg_free(f);
+	return 0;
 }
 
-static void show_client(const char *name, struct dbg_file *f, void *arg,
-			int *first)
+static int run_view(struct view *v)
+{
+	int err;
+
+	v->first = 1;
+	if (json)
+		printf("[");
+	err = ion_dbg_foreach(view_file, v, "%s/%s", dbgdir, v->sub);
+	if (err) {
+		if (json)
+			printf("]\n");
+		return debugfs_error(err);
+	}
+	if (json)
+		printf("]\n");
+	else if (v->first)
+		printf("no %s\n", !strcmp(v->sub, "heaps") ? "buffers" : v->sub);
+	return v->err ? EXIT_FAIL : EXIT_OK;
+}
+
+static void show_client(const char *name, const struct ion_dbg_file *f,
+			struct view *v)
 {
 	char b[32];
 
 	if (json) {
-		printf("%s{", *first ? "" : ", ");
-		for (int k = 0; k < f->nkv; k++)
-			json_kv(!k, f->key[k], f->val[k]);
+		printf("%s{", v->first ? "" : ", ");
+		json_keys(f, 1, NULL);
 		printf("}");
 	} else {
-		if (*first)
+		if (v->first)
 			printf("%-28s %-6s %6s %7s %9s\n", "NAME", "KIND",
 			       "PID", "HANDLES", "BYTES");
 		printf("%-28s %-6s %6s %7s %9s\n", name,
-		       dbg_get(f, "kind") ?: "?", dbg_get(f, "pid") ?: "?",
-		       dbg_get(f, "handles") ?: "?",
-		       human(dbg_get(f, "bytes"), b, sizeof(b)));
+		       ion_dbg_get(f, "kind") ?: "?",
+		       ion_dbg_get(f, "pid") ?: "?",
+		       ion_dbg_get(f, "handles") ?: "?",
+		       human(ion_dbg_get(f, "bytes"), b, sizeof(b)));
 	}
-	*first = 0;
+	v->first = 0;
 }
 
 static int cmd_clients(void)
 {
-	int rc;
+	struct view v = { .sub = "clients", .show = show_client };
 
-	if (json)
-		printf("[");
-	rc = for_each_dbg("clients", show_client, NULL);
-	if (json)
-		printf("]\n");
-	return rc;
+	return run_view(&v);
 }
 
-static void show_buffers(const char *heap, struct dbg_file *f, void *arg,
-			 int *first)
+static void show_buffer_row(const char *heap, const struct ion_dbg_file *f,
+			    size_t r, int first)
 {
-	const char *want = arg;
 	char b[32];
 
-	if (want && strcmp(want, heap))
+	if (json) {
+		printf("%s{", first ? "" : ", ");
+		json_kv(1, "heap", heap);
+		for (unsigned int c = 0; c < ion_dbg_ncols(f); c++)
+			json_kv(0, ion_dbg_col(f, c), ion_dbg_cell(f, r, c));
+		printf("}");
 		return;
-	for (int r = 0; r < f->nrows; r++) {
-		if (json) {
-			printf("%s{", *first ? "" : ", ");
-			json_kv(1, "heap", heap);
-			for (int c = 0; c < f->ncols; c++)
-				json_kv(0, f->col[c], f->cell[r][c]);
-			printf("}");
-		} else {
-			if (*first)
-				printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n",
-				       "BUFFER", "HEAP", "SIZE", "FLAGS",
-				       "OWNER", "HANDLES", "ATTACH", "NAME");
-			printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n",
-			       dbg_cell(f, r, "buffer"), heap,
-			       human(dbg_cell(f, r, "size"), b, sizeof(b)),
-			       dbg_cell(f, r, "flags"), dbg_cell(f, r, "owner"),
-			       dbg_cell(f, r, "handles"),
-			       dbg_cell(f, r, "attachments"),
-			       dbg_cell(f, r, "name"));
-		}
-		*first = 0;
+	}
+	if (first)
+		printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n", "BUFFER",
+		       "HEAP", "SIZE", "FLAGS", "OWNER", "HANDLES", "ATTACH",
+		       "NAME");
+	printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n",
+	       ion_dbg_cell_by_name(f, r, "buffer"), heap,
+	       human(ion_dbg_cell_by_name(f, r, "size"), b, sizeof(b)),
+	       ion_dbg_cell_by_name(f, r, "flags"),
+	       ion_dbg_cell_by_name(f, r, "owner"),
+	       ion_dbg_cell_by_name(f, r, "handles"),
+	       ion_dbg_cell_by_name(f, r, "attachments"),
+	       ion_dbg_cell_by_name(f, r, "name"));
+}
+
+static void show_buffers(const char *heap, const struct ion_dbg_file *f,
+			 struct view *v)
+{
+	if (v->heap && strcmp(v->heap, heap))
+		return;
+	for (size_t r = 0; r < ion_dbg_nrows(f); r++) {
+		show_buffer_row(heap, f, r, v->first);
+		v->first = 0;
 	}
 }
 
 static int cmd_buffers(const char *heap)
 {
+	struct view v = { .sub = "heaps", .show = show_buffers, .heap = heap };
 	char path[512];
 	struct stat st;
-	int rc;
 
 	if (heap) {
 		snprintf(path, sizeof(path), "%s/heaps/%s", dbgdir, heap);
@@ -497,41 +426,32 @@ static int cmd_buffers(const char *heap)
 			return EXIT_USAGE;
 		}
 	}
-	if (json)
-		printf("[");
-	rc = for_each_dbg("heaps", show_buffers, (void *)heap);
-	if (json)
-		printf("]\n");
-	return rc;
+	return run_view(&v);
 }
 
 static int cmd_stat(void)
 {
-	struct dbg_file f;
-	char b[32], path[512];
+	struct ion_dbg_file *f;
+	char b[32];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/summary", dbgdir);
-	err = dbg_read(path, &f);
+	err = ion_dbg_read(&f, ION_DBG_KEYS_ONLY, "%s/summary", dbgdir);
 	if (err)
 		return debugfs_error(err);
 	if (json) {
 		printf("{");
-		for (int k = 0; k < f.nkv; k++)
-			json_kv(!k, f.key[k], f.val[k]);
+		json_keys(f, 1, NULL);
 		printf("}\n");
-	} else {
-		for (int k = 0; k < f.nkv; k++) {
-			int big = strstr(f.key[k], "bytes") &&
-				  strtoull(f.val[k], NULL, 10) >= 1024;
-
-			printf("%-12s %s%s%s%s\n", f.key[k], f.val[k],
-			       big ? " (" : "",
-			       big ? human(f.val[k], b, sizeof(b)) : "",
-			       big ? ")" : "");
-		}
 	}
-	dbg_free(&f);
+	for (unsigned int k = 0; !json && k < ion_dbg_nkeys(f); k++) {
+		const char *key = ion_dbg_key(f, k), *val = ion_dbg_val(f, k);
+		int big = strstr(key, "bytes") &&
+			  strtoull(val, NULL, 10) >= 1024;
+
+		printf("%-12s %s%s%s%s\n", key, val, big ? " (" : "",
+		       big ? human(val, b, sizeof(b)) : "", big ? ")" : "");
+	}
+	ion_dbg_free(f);
 	return EXIT_OK;
 }
 
@@ -542,74 +462,130 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int cmd_alloc(const char *heap, unsigned long long size, int cached,
-		     int hold)
+/*
+ * Room for @count more open files: raise RLIMIT_NOFILE's soft limit, and
+ * the hard one where allowed (root).  Returns 0 or -errno.
+ */
+static int room_for_fds(unsigned long count)
 {
-	struct ion_allocation_data a = { .len = size };
-	struct ion_heap_data *h;
-	struct stat st;
-	int fd, n, i;
+	struct rlimit rl;
+	rlim_t want = count + 64;
 
-	fd = ion_open_dev();
-	if (fd < 0)
-		return EXIT_NOION;
-	n = query_heaps(fd, &h);
-	if (n < 0) {
-		fprintf(stderr, "ionctl: ION_IOC_HEAP_QUERY: %s\n", strerror(-n));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(h[i].name, heap))
-			a.heap_id_mask = 1U << h[i].heap_id;
-	free(h);
-	if (!a.heap_id_mask) {
-		fprintf(stderr, "ionctl: no heap named '%s' (see ionctl heaps)\n",
-			heap);
-		close(fd);
-		return EXIT_USAGE;
-	}
-	a.flags = cached ? ION_FLAG_CACHED : 0;
-	if (ioctl(fd, ION_IOC_ALLOC, &a)) {
-		fprintf(stderr, "ionctl: allocating %llu bytes from %s: %s\n",
-			size, heap, strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	fstat((int)a.fd, &st);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = want;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		rl.rlim_max = want;
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
+static void print_alloc(const char *heap, unsigned long long size, int cached,
+			const int *fds, unsigned long count)
+{
+	struct stat st;
+
+	fstat(fds[0], &st);
 	if (json) {
 		printf("{\"heap\": ");
 		json_str(heap);
-		printf(", \"size\": %llu, \"cached\": %s, \"fd\": %u, "
-		       "\"ino\": %lu, \"pid\": %d}\n", size,
-		       cached ? "true" : "false", a.fd,
+		printf(", \"size\": %llu, \"cached\": %s, \"count\": %lu, "
+		       "\"fd\": %d, \"ino\": %lu, \"pid\": %d}\n", size,
+		       cached ? "true" : "false", count, fds[0],
 		       (unsigned long)st.st_ino, (int)getpid());
-	}
-	else
-		printf("allocated %llu bytes from %s (%s): dma-buf fd %u, "
+	} else if (count == 1) {
+		printf("allocated %llu bytes from %s (%s): dma-buf fd %d, "
 		       "ino %lu\n", size, heap, cached ? "cached" : "uncached",
-		       a.fd, (unsigned long)st.st_ino);
-	fflush(stdout);
-	if (hold) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		if (!json)
-			printf("holding it until interrupted (pid %d)\n",
-			       getpid());
-		fflush(stdout);
-		while (!stop)
-			pause();
+		       fds[0], (unsigned long)st.st_ino);
+	} else {
+		printf("allocated %lu buffers of %llu bytes from %s (%s): "
+		       "dma-buf fds %d-%d, first ino %lu\n", count, size, heap,
+		       cached ? "cached" : "uncached", fds[0], fds[count - 1],
+		       (unsigned long)st.st_ino);
 	}
-	close((int)a.fd);
-	close(fd);
-	return EXIT_OK;
+}
+
+static void alloc_failed(const char *heap, unsigned long long size, int err,
+			 unsigned long made, unsigned long count)
+{
+	char which[64] = "";
+
+	if (count > 1)
+		snprintf(which, sizeof(which), " (buffer %lu of %lu)",
+			 made + 1, count);
+	fprintf(stderr, "ionctl: allocating %llu bytes from %s: %s%s\n", size,
+		heap, strerror(-err), which);
+}
+
+static void hold_until_signal(unsigned long count)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!json)
+		printf("holding %s until interrupted (pid %d)\n",
+		       count > 1 ? "them" : "it", getpid());
+	fflush(stdout);
+	while (!stop)
+		pause();
+}
+
+static int cmd_alloc(const char *heap, unsigned long long size, int cached,
+		     unsigned long count, int hold)
+{
+	struct ion_device *dev;
+	unsigned long made = 0;
+	unsigned int id;
+	int fd, rc = EXIT_FAIL, *fds;
+
+	if (open_dev(&dev))
+		return EXIT_NOION;
+	if (ion_device_find_heap(dev, heap, &id)) {
+		fprintf(stderr, "ionctl: no heap named '%s' (see ionctl heaps)\n",
+			heap);
+		ion_device_close(dev);
+		return EXIT_USAGE;
+	}
+	fds = calloc(count, sizeof(*fds));
+	if (!fds || room_for_fds(count)) {
+		fprintf(stderr, "ionctl: no room for %lu buffers' fds\n", count);
+		goto out;
+	}
+	for (made = 0; made < count; made++) {
+		fd = size > SIZE_MAX ? -ENOMEM :
+		     ion_device_alloc(dev, (size_t)size, 1U << id,
+				      cached ? ION_FLAG_CACHED : 0);
+		if (fd < 0) {
+			alloc_failed(heap, size, fd, made, count);
+			goto out;
+		}
+		fds[made] = fd;
+	}
+	print_alloc(heap, size, cached, fds, count);
+	fflush(stdout);
+	if (hold)
+		hold_until_signal(count);
+	rc = EXIT_OK;
+out:
+	while (made)
+		close(fds[--made]);
+	free(fds);
+	ion_device_close(dev);
+	return rc;
 }
 
 struct cmdline {
 	const char *heap;
 	unsigned long long size;
+	unsigned long count;
 	int cached, hold, have_size;
 };
+
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "ionctl: bad %s '%s'\n", what, arg);
+	return EXIT_USAGE;
+}
 
 /* Parses options (before or after the command); returns -1 to go on. */
 static int parse_opts(int argc, char **argv, const char *spec,
@@ -622,6 +598,7 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		{ "size", required_argument, NULL, 's' },
 		{ "cached", no_argument, NULL, 'c' },
 		{ "hold", no_argument, NULL, 'k' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -639,11 +616,8 @@ static int parse_opts(int argc, char **argv, const char *spec,
 			cl->heap = optarg;
 			break;
 		case 's':
-			if (parse_size(optarg, &cl->size)) {
-				fprintf(stderr, "ionctl: bad size '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_size(optarg, &cl->size))
+				return bad_arg("size", optarg);
 			cl->have_size = 1;
 			break;
 		case 'c':
@@ -651,6 +625,10 @@ static int parse_opts(int argc, char **argv, const char *spec,
 			break;
 		case 'k':
 			cl->hold = 1;
+			break;
+		case 'n':
+			if (parse_count(optarg, &cl->count))
+				return bad_arg("count", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -665,13 +643,13 @@ static int parse_opts(int argc, char **argv, const char *spec,
 
 int main(int argc, char **argv)
 {
-	struct cmdline cl = { 0 };
+	struct cmdline cl = { .count = 1 };
 	const char *cmd, *env = getenv("ION_DEBUGFS");
 	int rc;
 
 	if (env && *env)
 		dbgdir = env;
-	rc = parse_opts(argc, argv, "+jD:H:s:ckh", &cl);
+	rc = parse_opts(argc, argv, "+jD:H:s:ckn:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
@@ -679,7 +657,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
-	rc = parse_opts(argc, argv, "jD:H:s:ckh", &cl);
+	rc = parse_opts(argc, argv, "jD:H:s:ckn:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {
@@ -701,7 +679,8 @@ int main(int argc, char **argv)
 				"non-zero --size\n");
 			return EXIT_USAGE;
 		}
-		return cmd_alloc(cl.heap, cl.size, cl.cached, cl.hold);
+		return cmd_alloc(cl.heap, cl.size, cl.cached, cl.count,
+				 cl.hold);
 	}
 	fprintf(stderr, "ionctl: unknown command '%s'\n\n%s", cmd, usage);
 	return EXIT_USAGE;
