@@ -50,6 +50,8 @@ static const char usage[] =
 "  buffers [--heap H]       live buffers: id, heap, size, flags, owner,\n"
 "                           handles, attachments, name\n"
 "  stat                     totals\n"
+"  quota                    usage against the per-heap quotas, per user\n"
+"                           (uid) and per client: bytes, limit, percent\n"
 "  alloc --heap H --size S [--cached] [--count N] [--hold]\n"
 "                           allocate a buffer (fd ABI), or N of them;\n"
 "                           --hold keeps them until ionctl is interrupted\n"
@@ -429,6 +431,55 @@ static int cmd_buffers(const char *heap)
 	return run_view(&v);
 }
 
+/* One row of the quota file: heap, kind (uid/client), who, bytes, limit. */
+static void show_quota_row(const struct ion_dbg_file *f, size_t r, int first)
+{
+	const char *bytes = ion_dbg_cell_by_name(f, r, "bytes");
+	const char *limit = ion_dbg_cell_by_name(f, r, "limit");
+	char b[32], l[32], pct[16] = "-";
+
+	if (json) {
+		printf("%s{", first ? "" : ", ");
+		for (unsigned int c = 0; c < ion_dbg_ncols(f); c++)
+			json_kv(!c, ion_dbg_col(f, c), ion_dbg_cell(f, r, c));
+		printf("}");
+		return;
+	}
+	if (strcmp(limit, "-") && strtoull(limit, NULL, 10))
+		snprintf(pct, sizeof(pct), "%llu%%",
+			 strtoull(bytes, NULL, 10) * 100 /
+			 strtoull(limit, NULL, 10));
+	if (first)
+		printf("%-22s %-6s %-24s %9s %9s %5s\n", "HEAP", "KIND", "WHO",
+		       "USED", "LIMIT", "USE%");
+	printf("%-22s %-6s %-24s %9s %9s %5s\n",
+	       ion_dbg_cell_by_name(f, r, "heap"),
+	       ion_dbg_cell_by_name(f, r, "kind"),
+	       ion_dbg_cell_by_name(f, r, "who"), human(bytes, b, sizeof(b)),
+	       strcmp(limit, "-") ? human(limit, l, sizeof(l)) : "-", pct);
+}
+
+static int cmd_quota(void)
+{
+	struct ion_dbg_file *f;
+	size_t r, n;
+	int ret = ion_dbg_read(&f, 0, "%s/quota", dbgdir);
+
+	if (ret)
+		return debugfs_error(ret);
+	n = ion_dbg_nrows(f);
+	if (json)
+		printf("[");
+	for (r = 0; r < n; r++)
+		show_quota_row(f, r, !r);
+	if (json)
+		printf("]\n");
+	else if (!n)
+		printf("no buffers\n");
+	ion_dbg_free(f);
+	return 0;
+}
+
 static int cmd_stat(void)
 {
 	struct ion_dbg_file *f;
@@ -673,6 +724,8 @@ int main(int argc, char **argv)
 		return cmd_buffers(cl.heap);
 	if (!strcmp(cmd, "stat"))
 		return cmd_stat();
+	if (!strcmp(cmd, "quota"))
+		return cmd_quota();
 	if (!strcmp(cmd, "alloc")) {
 		if (!cl.heap || !cl.have_size || !cl.size) {
 			fprintf(stderr, "ionctl: alloc needs --heap and a "

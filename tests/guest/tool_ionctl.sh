@@ -14,7 +14,8 @@
 # a debugfs directory that is not there (--debugfs, $ION_DEBUGFS, and
 # debugfs unmounted in a private mount namespace) and /dev/ion missing
 # (ion.ko unloaded).  `alloc --count` holds more buffers than a fixed
-# table would: every view must list them all.
+# table would: every view must list them all.  `quota` shows each
+# holder's usage against a client limit, as debugfs's quota file does.
 . /etc/rig-lib.sh
 
 D=/sys/kernel/debug/ion
@@ -316,6 +317,23 @@ o=$(tr -d '{}' < $T/out)
 check_eq "--json stat: buffers $((buf0 + 2)), bytes $((stat0 + 8388608 + 1572864)) (before + the two held)" \
 	"$(json_get "$o" buffers) $(json_get "$o" bytes) $(json_get "$o" clients)" \
 	"$((buf0 + 2)) $((stat0 + 8388608 + 1572864)) $(dfs_key $D/summary clients)"
+
+# quota: each holder is a client of its own; its row says what debugfs's
+# quota file says, with the per-client limit set for the system heap (id 0).
+P=/sys/module/ion/parameters
+echo 65536,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1 > $P/client_max_kb
+run quota
+expect_rc 0 "quota exits 0"
+check "quota: ionctl-$p1 holds 8.0M of $SYS against a 64.0M client limit, 12%" \
+	grep -Eq "^$SYS +client +ionctl-$p1 +8\.0M +64\.0M +12%$" $T/out
+check_eq "quota: ionctl-$p1's bytes are debugfs's" \
+	"$(awk -v w=ionctl-$p1 -v h=$SYS '$1 == h && $2 == "client" && $3 == w { print $4 }' $D/quota)" \
+	8388608
+run --json quota
+check "--json quota is valid JSON" json_valid $T/out
+check "--json quota: the client row with bytes and limit" \
+	grep -q "\"who\": \"ionctl-$p2\", \"bytes\": 1572864, \"limit\": 67108864" $T/out
+echo -1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1 > $P/client_max_kb
 
 # ---- the holders go ------------------------------------------------------------
 kill -TERM $p1 $p2
