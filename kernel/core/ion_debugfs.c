@@ -82,8 +82,8 @@ static void ion_debugfs_buffer_name(struct dma_buf *dmabuf, char *name,
  * waits for one batch of copies at most, never for the walk or for the
  * formatting, and a view taken while buffers come and go shows each entry
  * that lived across the read once, in index order.  The seq_file position
- * is the index of the batch's first entry plus one (0 is the header), so
- * a reader that stops between read() calls resumes where it was.
+ * is the index a batch's search starts from plus one (0 is the header),
+ * so a reader that stops between read() calls resumes where it was.
  */
 #define ION_DEBUGFS_BATCH	16
 

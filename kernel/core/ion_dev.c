@@ -44,8 +44,11 @@
  * &ion_device.stats_lock to copy counters, and the xarray lock of the
  * view it walks for one batch of entries (ion_debugfs.c, "debugfs
  * batches").  It never holds a lock while anything allocates, frees or
- * maps memory, so reading debugfs never sleeps, never waits for an
- * allocation and delays one by one batch at most.
+ * maps memory, so reading debugfs never waits for an allocation and
+ * delays one by one batch at most.  The one exception is the quota file
+ * (ion_quota.c), which reads under &ion_device.heap_lock (read) and then
+ * &ion_device.client_lock, never both: heap registration and client open
+ * and close may wait for it, allocations do not.
  *
  * dma_buf_put() may run under &ion_client.lock: the last put of a dma-buf
  * file is deferred by the VFS (task work or a workqueue), so a buffer is

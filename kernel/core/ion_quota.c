@@ -30,9 +30,13 @@
  * settable at load, e.g. ion.uid_max_kb=-1,-1,8192: the carveout's, id 2,
  * at 8 MiB).  An entry of 0 means no limit; -1, the default, means: for
  * users, half the heap's &ion_heap.size, or half of RAM for heaps
- * without one, so that no one user takes the whole carveout or CMA area;
- * for clients, no limit.  Root (uid 0) and kernel clients are not limited
- * unless the parameter quota_root is set.  A change applies to the next
+ * without one, so that no one user takes the whole carveout; for
+ * clients, no limit.  The DMA heap declares no size: on a kernel with CMA
+ * its buffers come from the CMA area, whose size a module cannot learn
+ * (nothing of mm/cma.c is exported), so set its entry (heap id 4) where
+ * the area is small.  Root (uid 0) and kernel clients are not limited
+ * unless the parameter quota_root is set; a kernel client's buffers count
+ * as root's, whichever task it allocates from.  A change applies to the next
  * allocation; buffers already live stay.
  *
  * Usage is counted under &ion_device.stats_lock, so a check and its
@@ -72,7 +76,7 @@ static u64 ion_quota_uid_limit(const struct ion_heap *heap)
 	u64 cap;
 
 	if (kb > 0)
-		return (u64)kb << 10;
+		return kb >= (long)(U64_MAX >> 10) ? U64_MAX : (u64)kb << 10;
 	if (!kb)
 		return U64_MAX;
 	cap = heap->size ? heap->size : (u64)totalram_pages() << PAGE_SHIFT;
@@ -83,7 +87,9 @@ static u64 ion_quota_client_limit(const struct ion_heap *heap)
 {
 	long kb = READ_ONCE(client_max_kb[heap->id]);
 
-	return kb > 0 ? (u64)kb << 10 : U64_MAX;
+	if (kb <= 0 || kb >= (long)(U64_MAX >> 10))
+		return U64_MAX;
+	return (u64)kb << 10;
 }
 
 /* The counter of @uid in @core, created if missing. */
@@ -124,7 +130,8 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer)
 	struct ion_quota_uid *q;
 	bool limited;
 
-	buffer->uid = current_uid();
+	/* A kernel client's buffers are root's, not its caller's. */
+	buffer->uid = owner->kernel ? GLOBAL_ROOT_UID : current_uid();
 	q = ion_quota_uid_get(heap->core, buffer->uid);
 	if (!q)
 		return -ENOMEM;
@@ -198,7 +205,10 @@ struct ion_quota_heap_view {
 /*
  * Users under the heap lock (no heap goes meanwhile), then clients under
  * the client lock: the two are never held together, and neither is the
- * allocation path's spinlock.  Counters are read one by one.
+ * allocation path's spinlock.  Counters are read one by one.  Unlike the
+ * other views this file holds the heap lock (read) and the client lock
+ * for a walk over every user and client: heap registration and client
+ * open and close may wait for it; allocations do not.
  */
 static int ion_quota_show(struct seq_file *s, void *unused)
 {

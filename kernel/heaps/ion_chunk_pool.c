@@ -236,6 +236,22 @@ static unsigned long ion_chunk_table_pages(struct ion_chunk_pool *cp,
 	return npages;
 }
 
+/*
+ * Is any chunk of @sgt charged to a memory cgroup?  One buffer may mix
+ * charged and uncharged chunks (memcg_charge turned on, or its task moved
+ * to another cgroup, while it was filled): all of them are checked.
+ */
+static bool ion_chunk_table_charged(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		if (ion_memcg_page_charged(sg_page(sg)))
+			return true;
+	return false;
+}
+
 /**
  * ion_chunk_free() - take back the one chunk of a freed buffer
  * @cp:     the heap's pools
@@ -295,7 +311,7 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (ion_memcg_page_charged(sg_page(sgt->sgl))) {
+	if (ion_chunk_table_charged(sgt)) {
 		for_each_sgtable_sg(sgt, sg, i)
 			ion_page_chunk_release_or_leak(sg_page(sg),
 						       get_order(sg->length),

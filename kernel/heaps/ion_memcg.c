@@ -68,7 +68,8 @@ bool ion_memcg_caller_charged(void)
 	struct mem_cgroup *memcg;
 	bool charged;
 
-	if (!READ_ONCE(memcg_charge) || mem_cgroup_disabled())
+	if (!READ_ONCE(memcg_charge) || mem_cgroup_disabled() ||
+	    !memcg_kmem_online())
 		return false;
 	rcu_read_lock();
 	memcg = current->active_memcg;

@@ -48,7 +48,8 @@ struct pid;
  * @alloc_failures: failed allocation attempts so far
  * @quota_refusals: allocations refused for a quota (ion_quota.c)
  *
- * Protected by &ion_device.stats_lock; changed only in ion_buffer.c.
+ * Protected by &ion_device.stats_lock; changed only in ion_buffer.c and,
+ * for @quota_refusals, ion_quota.c.
  */
 struct ion_stats {
 	u64 buffers;
