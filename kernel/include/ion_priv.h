@@ -304,10 +304,12 @@ struct ion_client {
  * @id:		 the id user space sees, > 0
  * @node:	 entry in &ion_client.by_buffer
  * @kmap_count:	 ion_map_kernel() calls not yet undone
+ * @sgt:	 the handle's own copy of the buffer's sg table
+ *		 (ion_sg_table()), or NULL; freed with the handle
  *
  * Everything here is under &ion_client.lock.  The handle goes when its
- * count drops to 0 or its client dies, and takes its kernel mappings and
- * its dma-buf reference with it.
+ * count drops to 0 or its client dies, and takes its kernel mappings, its
+ * sg table and its dma-buf reference with it.
  */
 struct ion_handle {
 	struct kref ref;
@@ -316,6 +318,7 @@ struct ion_handle {
 	int id;
 	struct rb_node node;
 	unsigned int kmap_count;
+	struct sg_table *sgt;
 };
 
 /* ion_buffer.c, ion_buffer_access.c */
@@ -364,7 +367,7 @@ void ion_client_put(struct ion_client *client);
 struct ion_handle *ion_handle_add(struct ion_client *client,
 				  struct ion_core_buffer *buffer, int *id);
 struct ion_handle *ion_handle_find(struct ion_client *client, int id);
-bool ion_handle_valid(struct ion_client *client, struct ion_handle *handle);
+struct sg_table *ion_handle_sg_table(struct ion_handle *handle);
 void ion_handle_put(struct ion_handle *handle);
 struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				    unsigned long align,

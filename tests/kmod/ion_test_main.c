@@ -119,7 +119,7 @@ static int ion_test_import_client(struct ion_test_file *tf,
 {
 	struct device *dev = ion_test_edu_device();
 	struct sg_table *cpu;
-	phys_addr_t phys;
+	ion_phys_addr_t phys;
 	size_t len;
 
 	s->handle = ion_import_fd(tf->client, arg->fd);
@@ -361,7 +361,8 @@ static int ion_test_open(struct inode *inode, struct file *file)
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
 	if (!tf)
 		return -ENOMEM;
-	tf->client = ion_client_create(~0U, "ion_test");
+	tf->client = ion_client_create(ion_default_device(), ~0U,
+				       "ion_test");
 	if (IS_ERR_OR_NULL(tf->client)) {
 		int ret = tf->client ? PTR_ERR(tf->client) : -ENOMEM;
 

@@ -24,7 +24,7 @@ struct ion_handle;
  * @mode:	ION_TEST_MODE_*
  * @size:	buffer size in bytes
  * @handle:	client mode: the client's handle
- * @cpu:	client mode: ion's CPU sg table of the buffer (ion_sg_table)
+ * @cpu:	client mode: the handle's sg table of the buffer (ion_sg_table)
  * @copy:	client mode: private copy of the CPU sg table, mapped for edu
  *		when @mapped is set
  * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
