@@ -148,6 +148,17 @@ static int ion_test_import_client(struct ion_test_file *tf,
  */
 static struct platform_device *ion_test_probe_dev;
 
+/**
+ * ion_test_probe_device() - a platform device that reaches all of memory
+ *
+ * Context: Any context.
+ * Return: the device, for the life of the module.
+ */
+struct device *ion_test_probe_device(void)
+{
+	return &ion_test_probe_dev->dev;
+}
+
 /*
  * Without an IOMMU, may edu DMA to every page of @dmabuf?  The pages of a
  * dma-buf ion did not export are known only through a mapping, so map it
@@ -345,6 +356,9 @@ static long ion_test_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case ION_TEST_IOC_FRAGMENT:
 		ret = ion_test_ioc_fragment(tf, uarg);
+		break;
+	case ION_TEST_IOC_KAPI:
+		ret = ion_test_ioc_kapi(tf, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

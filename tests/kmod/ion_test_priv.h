@@ -71,6 +71,12 @@ long ion_test_ioc_info(void __user *uarg);
 long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
 
+/* ion_test_kapi.c: every call of <linux/ion.h> */
+long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg);
+
+/* ion_test_main.c: a device reaching all memory, for DMA mapping tests */
+struct device *ion_test_probe_device(void);
+
 /* ion_test_frag.c: fragmenting free memory */
 long ion_test_ioc_fragment(struct ion_test_file *tf, void __user *uarg);
 void ion_test_unfragment(struct ion_test_file *tf);
