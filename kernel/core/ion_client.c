@@ -27,7 +27,9 @@
  * are small integers from 1, handed out cyclically so that a freed id is
  * not immediately valid again.  A client never has two handles to one
  * buffer: importing a buffer it already holds raises the count of the
- * handle it has, and that handle must then be freed once more.
+ * handle it has, and that handle must then be freed once more.  The ids
+ * of kernel clients' handles come from one counter shared by all kernel
+ * clients, as a kernel handle is its id (ion_kapi.c).
  */
 
 /* Is @name the name of a live client? */
@@ -293,6 +295,31 @@ static void ion_handle_link(struct ion_client *client,
 	rb_insert_color(&handle->node, &client->by_buffer);
 }
 
+/*
+ * Kernel clients' handle ids, unique among all kernel clients (until they
+ * wrap at INT_MAX): a kernel handle is its id (ion_kapi.c), so one client's
+ * handle must not name another's.
+ */
+static atomic_t ion_kernel_handle_id = ATOMIC_INIT(0);
+
+/* Reserve a free handle id of @client in @id: cyclic, from 1. */
+static int ion_handle_id_reserve(struct ion_client *client, u32 *id)
+{
+	int ret;
+
+	lockdep_assert_held(&client->lock);
+	if (client->pid)
+		return xa_alloc_cyclic(&client->handles, id, NULL,
+				       XA_LIMIT(1, INT_MAX), &client->next_id,
+				       GFP_KERNEL);
+	do {
+		*id = atomic_inc_return(&ion_kernel_handle_id) & INT_MAX;
+		ret = *id ? xa_insert(&client->handles, *id, NULL, GFP_KERNEL) :
+			    -EBUSY;
+	} while (ret == -EBUSY);
+	return ret;
+}
+
 /* A new handle to @buffer, taking over the caller's dma-buf reference. */
 static struct ion_handle *ion_handle_new(struct ion_client *client,
 					 struct ion_core_buffer *buffer)
@@ -306,9 +333,7 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
 	if (!handle)
 		return ERR_PTR(-ENOMEM);
 	/* Reserve the id first: storing into it then needs no memory. */
-	ret = xa_alloc_cyclic(&client->handles, &id, NULL,
-			      XA_LIMIT(1, INT_MAX), &client->next_id,
-			      GFP_KERNEL);
+	ret = ion_handle_id_reserve(client, &id);
 	if (ret < 0) {
 		kfree(handle);
 		return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);

@@ -81,8 +81,13 @@ struct ion_stats {
  * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
  *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
  *	     under &ion_device.heap_lock held for writing
+ * @backed:  buffers backed by the heap and not yet given back (from the
+ *	     heap's allocate to its free), under &ion_device.stats_lock
+ * @removed: ion_device_remove_heap() ran, under &ion_device.stats_lock
  *
- * Lives from ion_device_add_heap() to ion_device_remove_heap().
+ * Lives from ion_device_add_heap() until the heap is removed and its
+ * last buffer given back: whichever of ion_device_remove_heap() and the
+ * release of that buffer comes last frees it (ion_heap_core_put()).
  */
 struct ion_heap_core {
 	struct ion_stats stats;
@@ -90,6 +95,8 @@ struct ion_heap_core {
 	struct xarray uids;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
+	unsigned long backed;
+	bool removed;
 };
 
 /**
@@ -349,6 +356,8 @@ void ion_quota_heap_exit(struct ion_heap_core *core);
 void ion_quota_debugfs_init(struct ion_device *dev);
 
 /* ion_heap.c */
+void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap);
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt);
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
