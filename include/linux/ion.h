@@ -28,12 +28,11 @@ struct ion_handle;
 struct sg_table;
 
 /*
- * A CPU physical address, as ion_phys() gives it: the article's type.
- * It is phys_addr_t, which the article expected it to become; a driver
- * storing it in an unsigned long still builds, as on 32-bit without
- * PAE/LPAE both are 32 bits wide.
+ * A CPU physical address, as ion_phys() gives it: the article's type name
+ * for phys_addr_t, which the article expected it to become.  A macro, not
+ * a new typedef: the two are one type.
  */
-typedef phys_addr_t ion_phys_addr_t;
+#define ion_phys_addr_t phys_addr_t
 
 struct ion_device *ion_default_device(void);
 

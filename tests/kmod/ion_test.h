@@ -186,18 +186,18 @@ struct ion_test_fragment {
 };
 
 /* ION_TEST_IOC_KAPI checks; a set bit in @failed names a failed one. */
-#define ION_TEST_KAPI_IMPORT_FD		(1U << 0)  /* ion_import_fd */
-#define ION_TEST_KAPI_KMAP_READ		(1U << 1)  /* vmap shows user data */
-#define ION_TEST_KAPI_SHARE_DMABUF	(1U << 2)  /* ion_share_dma_buf */
-#define ION_TEST_KAPI_IMPORT_DMABUF	(1U << 3)  /* ion_import_dma_buf */
-#define ION_TEST_KAPI_PHYS		(1U << 4)  /* ion_phys */
-#define ION_TEST_KAPI_SG_DMA		(1U << 5)  /* ion_sg_table mapped */
-#define ION_TEST_KAPI_SG_OWN		(1U << 6)  /* one table per client */
-#define ION_TEST_KAPI_ALLOC		(1U << 7)  /* ion_alloc, kmap write */
-#define ION_TEST_KAPI_SHARE_FD		(1U << 8)  /* ion_share_fd */
-#define ION_TEST_KAPI_STALE		(1U << 9)  /* freed handle refused */
-#define ION_TEST_KAPI_FOREIGN		(1U << 10) /* other client's refused */
-#define ION_TEST_KAPI_FREE		(1U << 11) /* ion_free, unmap */
+#define ION_TEST_KAPI_IMPORT_FD		0x1	/* ion_import_fd */
+#define ION_TEST_KAPI_KMAP_READ		0x2	/* vmap shows user data */
+#define ION_TEST_KAPI_SHARE_DMABUF	0x4	/* ion_share_dma_buf */
+#define ION_TEST_KAPI_IMPORT_DMABUF	0x8	/* ion_import_dma_buf */
+#define ION_TEST_KAPI_PHYS		0x10	/* ion_phys */
+#define ION_TEST_KAPI_SG_DMA		0x20	/* ion_sg_table mapped */
+#define ION_TEST_KAPI_SG_OWN		0x40	/* one table per client */
+#define ION_TEST_KAPI_ALLOC		0x80	/* ion_alloc, kmap write */
+#define ION_TEST_KAPI_SHARE_FD		0x100	/* ion_share_fd */
+#define ION_TEST_KAPI_STALE		0x200	/* freed handle refused */
+#define ION_TEST_KAPI_FOREIGN		0x400	/* other client's refused */
+#define ION_TEST_KAPI_FREE		0x800	/* ion_free, unmap */
 
 /**
  * struct ion_test_kapi - ION_TEST_IOC_KAPI argument
@@ -215,6 +215,7 @@ struct ion_test_fragment {
  *	       was the first page's) or its -errno
  * @sg_nents:  out: entries of the imported buffer's ion_sg_table()
  * @dma_nents: out: DMA segments after mapping it for ion_test's device
+ * @reserved:  0
  *
  * Runs every call of <linux/ion.h> in a client of its own, created and
  * destroyed for the command, and checks each result.  The file's own
