@@ -131,6 +131,7 @@ static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 	}
 	heap->ops->free(&buffer->base);
 	ion_quota_uncharge(heap, buffer);
+	ion_heap_core_put(buffer->dev, heap);
 	if (heap->owner)
 		module_put(heap->owner);
 	buffer->base.heap = NULL;
@@ -154,8 +155,10 @@ static int ion_buffer_try_heap(struct ion_device *dev,
 		heap->ops->free(base);
 		ret = -EINVAL;
 	}
-	if (!ret)
+	if (!ret) {
+		ion_heap_core_get(dev, heap);
 		return 0;
+	}
 
 	ion_account_failure(dev, heap);
 	base->heap = NULL;

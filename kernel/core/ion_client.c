@@ -6,6 +6,7 @@
 #include <linux/dma-buf.h>
 #include <linux/err.h>
 #include <linux/pid.h>
+#include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -26,7 +27,9 @@
  * are small integers from 1, handed out cyclically so that a freed id is
  * not immediately valid again.  A client never has two handles to one
  * buffer: importing a buffer it already holds raises the count of the
- * handle it has, and that handle must then be freed once more.
+ * handle it has, and that handle must then be freed once more.  The ids
+ * of kernel clients' handles come from one counter shared by all kernel
+ * clients, as a kernel handle is its id (ion_kapi.c).
  */
 
 /* Is @name the name of a live client? */
@@ -168,7 +171,10 @@ static void ion_client_account(struct ion_client *client,
 	}
 }
 
-/* Drop @handle whatever its count: its mappings, id and dma-buf ref. */
+/*
+ * Drop @handle whatever its count: its mappings, sg table, id and dma-buf
+ * reference.
+ */
 static void ion_handle_destroy(struct ion_handle *handle)
 {
 	struct ion_client *client = handle->client;
@@ -177,6 +183,10 @@ static void ion_handle_destroy(struct ion_handle *handle)
 	lockdep_assert_held(&client->lock);
 	for (; handle->kmap_count; handle->kmap_count--)
 		ion_buffer_kunmap(buffer);
+	if (handle->sgt) {
+		sg_free_table(handle->sgt);
+		kfree(handle->sgt);
+	}
 	xa_lock(&client->handles);
 	__xa_erase(&client->handles, handle->id);
 	ion_client_account(client, buffer, -1);
@@ -285,6 +295,31 @@ static void ion_handle_link(struct ion_client *client,
 	rb_insert_color(&handle->node, &client->by_buffer);
 }
 
+/*
+ * Kernel clients' handle ids, unique among all kernel clients (until they
+ * wrap at INT_MAX): a kernel handle is its id (ion_kapi.c), so one client's
+ * handle must not name another's.
+ */
+static atomic_t ion_kernel_handle_id = ATOMIC_INIT(0);
+
+/* Reserve a free handle id of @client in @id: cyclic, from 1. */
+static int ion_handle_id_reserve(struct ion_client *client, u32 *id)
+{
+	int ret;
+
+	lockdep_assert_held(&client->lock);
+	if (client->pid)
+		return xa_alloc_cyclic(&client->handles, id, NULL,
+				       XA_LIMIT(1, INT_MAX), &client->next_id,
+				       GFP_KERNEL);
+	do {
+		*id = atomic_inc_return(&ion_kernel_handle_id) & INT_MAX;
+		ret = *id ? xa_insert(&client->handles, *id, NULL, GFP_KERNEL) :
+			    -EBUSY;
+	} while (ret == -EBUSY);
+	return ret;
+}
+
 /* A new handle to @buffer, taking over the caller's dma-buf reference. */
 static struct ion_handle *ion_handle_new(struct ion_client *client,
 					 struct ion_core_buffer *buffer)
@@ -298,9 +333,7 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
 	if (!handle)
 		return ERR_PTR(-ENOMEM);
 	/* Reserve the id first: storing into it then needs no memory. */
-	ret = xa_alloc_cyclic(&client->handles, &id, NULL,
-			      XA_LIMIT(1, INT_MAX), &client->next_id,
-			      GFP_KERNEL);
+	ret = ion_handle_id_reserve(client, &id);
 	if (ret < 0) {
 		kfree(handle);
 		return ERR_PTR(ret == -EBUSY ? -ENOMEM : ret);
@@ -372,29 +405,44 @@ struct ion_handle *ion_handle_find(struct ion_client *client, int id)
 }
 
 /**
- * ion_handle_valid() - is a kernel caller's handle one of the client's?
- * @client: the client
- * @handle: the pointer to check; never dereferenced
+ * ion_handle_sg_table() - the handle's own copy of its buffer's sg table
+ * @handle: the handle
  *
- * Walks the client's handles, so a stale or foreign pointer is an error
- * and never a crash.
+ * Made on the first call and kept until the handle goes, so that its
+ * holder may map it for DMA without touching the buffer's shared table.
  *
- * Context: &ion_client.lock held.
- * Return: true when @handle is a live handle of @client.
+ * Context: Process context; sleeps; &ion_client.lock of the handle's
+ * client held.
+ * Return: the table, or an ERR_PTR.
  */
-bool ion_handle_valid(struct ion_client *client, struct ion_handle *handle)
+struct sg_table *ion_handle_sg_table(struct ion_handle *handle)
 {
-	struct ion_handle *h;
-	unsigned long id;
+	struct scatterlist *from, *to;
+	struct sg_table *src, *sgt;
+	unsigned int i;
+	int ret;
 
-	lockdep_assert_held(&client->lock);
-	if (IS_ERR_OR_NULL(handle))
-		return false;
-	xa_for_each(&client->handles, id, h) {
-		if (h == handle)
-			return true;
+	lockdep_assert_held(&handle->client->lock);
+	if (handle->sgt)
+		return handle->sgt;
+	src = ion_buffer_sg_table(handle->buffer);
+	if (IS_ERR(src))
+		return src;
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
+	if (ret) {
+		kfree(sgt);
+		return ERR_PTR(ret);
 	}
-	return false;
+	to = sgt->sgl;
+	for_each_sgtable_sg(src, from, i) {
+		sg_set_page(to, sg_page(from), from->length, from->offset);
+		to = sg_next(to);
+	}
+	handle->sgt = sgt;
+	return sgt;
 }
 
 /**

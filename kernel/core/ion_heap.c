@@ -66,6 +66,66 @@ static int ion_heap_insert(struct ion_device *dev, struct ion_heap *heap)
 	return 0;
 }
 
+/* Was @heap removed with buffers still living? */
+static bool ion_heap_busy(struct ion_device *dev, struct ion_heap *heap)
+{
+	bool busy;
+
+	spin_lock(&dev->stats_lock);
+	busy = heap->core;
+	spin_unlock(&dev->stats_lock);
+	return busy;
+}
+
+static void ion_heap_core_free(struct ion_heap_core *core)
+{
+	WARN_ON_ONCE(!xa_empty(&core->buffers));
+	xa_destroy(&core->buffers);
+	ion_quota_heap_exit(core);
+	kfree(core);
+}
+
+/**
+ * ion_heap_core_get() - a buffer is backed by @heap
+ * @dev:  the device
+ * @heap: a registered heap
+ *
+ * Keeps the core's state of @heap, which the buffer's accounting uses,
+ * until ion_heap_core_put(), even if the heap is removed meanwhile.
+ *
+ * Context: Under &ion_device.heap_lock held for reading.
+ */
+void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap)
+{
+	lockdep_assert_held_read(&dev->heap_lock);
+	spin_lock(&dev->stats_lock);
+	heap->core->backed++;
+	spin_unlock(&dev->stats_lock);
+}
+
+/**
+ * ion_heap_core_put() - a buffer's backing went back to @heap
+ * @dev:  the device
+ * @heap: the heap, registered or removed
+ *
+ * Frees the core's state of a removed heap with its last buffer.
+ *
+ * Context: Process context.
+ */
+void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap)
+{
+	struct ion_heap_core *core = heap->core, *gone = NULL;
+
+	spin_lock(&dev->stats_lock);
+	if (!--core->backed && core->removed) {
+		gone = core;
+		heap->core = NULL;
+	}
+	spin_unlock(&dev->stats_lock);
+	if (gone)
+		ion_heap_core_free(gone);
+}
+
 /**
  * ion_device_add_heap() - register a heap
  * @heap: the heap, with name, type, id and ops set
@@ -77,7 +137,8 @@ static int ion_heap_insert(struct ion_device *dev, struct ion_heap *heap)
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL for a bad name, id or ops or a name or id already
- * registered, -EEXIST when its dma-heap node name is taken, -ENOMEM, or
+ * registered, -EBUSY when @heap was removed and buffers from before live
+ * on, -EEXIST when its dma-heap node name is taken, -ENOMEM, or
  * another -errno from creating the nodes.
  */
 int ion_device_add_heap(struct ion_heap *heap)
@@ -92,6 +153,11 @@ int ion_device_add_heap(struct ion_heap *heap)
 		pr_warn("ion: heap %s refused: %s\n",
 			heap && heap->name ? heap->name : "(null)", why);
 		return -EINVAL;
+	}
+	if (ion_heap_busy(dev, heap)) {
+		pr_warn("ion: heap %s refused: buffers of its removal live\n",
+			heap->name);
+		return -EBUSY;
 	}
 	core = kzalloc(sizeof(*core), GFP_KERNEL);
 	if (!core)
@@ -132,8 +198,17 @@ EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
  * ion_device_remove_heap() - unregister a heap
  * @heap: a heap registered with ion_device_add_heap()
  *
- * Waits for allocations in progress; no buffer of the heap may be live.
- * The heap's dma-heap nodes go; files still open on them answer -ENODEV.
+ * Waits for allocations in progress.  The heap leaves the heap list (no
+ * new buffer comes from it, ION_IOC_HEAP_QUERY no longer lists it), its
+ * debugfs file goes, and its dma-heap nodes go: files still open on them
+ * answer -ENODEV.  Buffers of the heap that still live stay valid - mmap,
+ * kernel mappings, attachments, and their free all still call the heap's
+ * ops - so @heap and its ops must stay valid until the last of them is
+ * freed.  Each buffer pins @heap->owner, so a module calling this from
+ * its exit never has live buffers; a module removing its heap earlier
+ * (a device going away) must keep the heap's memory until its exit.  The
+ * core's state of the heap goes with the last buffer; until then the
+ * heap cannot be added again.
  *
  * Context: Process context; sleeps.
  */
@@ -141,10 +216,11 @@ void ion_device_remove_heap(struct ion_heap *heap)
 {
 	struct ion_device *dev = &ion_dev;
 	struct ion_heap_core *core;
+	bool idle;
 
 	percpu_down_write(&dev->heap_lock);
 	core = heap->core;
-	if (WARN_ON_ONCE(!core)) {
+	if (WARN_ON_ONCE(!core || core->removed)) {
 		percpu_up_write(&dev->heap_lock);
 		return;
 	}
@@ -153,13 +229,14 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	list_del(&heap->node);
 	spin_lock(&dev->stats_lock);
 	dev->heap_count--;
+	core->removed = true;
+	idle = !core->backed;
+	if (idle)
+		heap->core = NULL;
 	spin_unlock(&dev->stats_lock);
-	WARN_ON_ONCE(!xa_empty(&core->buffers));
-	xa_destroy(&core->buffers);
-	ion_quota_heap_exit(core);
-	heap->core = NULL;
 	percpu_up_write(&dev->heap_lock);
-	kfree(core);
+	if (idle)
+		ion_heap_core_free(core);
 }
 EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
 

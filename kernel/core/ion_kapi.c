@@ -14,43 +14,101 @@
 /**
  * DOC: kernel clients
  *
- * A kernel driver gets a client with ion_client_create() and must destroy
- * it with ion_client_destroy() before it unloads; destroying a client
- * drops all its handles (and their kernel mappings).  Handles are opaque
- * pointers.  Each call looks the handle up among the client's own handles
- * before touching it, so a handle of another client, or one already
- * freed, is refused.  Buffers shared with user space (ion_share_fd())
- * outlive the client as long as their fds do.
+ * A kernel driver gets the one ion device from ion_default_device(), a
+ * client with ion_client_create(), and must destroy the client with
+ * ion_client_destroy() before it unloads; destroying a client drops all
+ * its handles (with their kernel mappings and sg tables).  Buffers shared
+ * with user space (ion_share_fd()) or with other drivers
+ * (ion_share_dma_buf()) outlive the client as long as their fds and
+ * dma-buf references do.
+ *
+ * Handles: a kernel client's &struct ion_handle pointer is an opaque
+ * cookie holding the handle's id, the same id a user client sees, never
+ * the address of ion's object.  Each call looks the id up in the client's
+ * handle xarray (O(1), and nothing the caller passes is dereferenced), so
+ * a handle of another client, or one already freed, is refused with
+ * -EINVAL.  Ids are handed out cyclically from 1 to INT_MAX, so a freed
+ * handle stays invalid until 2^31 handles later, however memory is
+ * reused; a pointer compared against the live handles (ION of 2012) would
+ * accept a freed handle whose memory the next allocation reused.
+ *
+ * DMA: ion_sg_table() gives the handle its own copy of the buffer's
+ * page list, which the driver may map with dma_map_sgtable() for its
+ * device (and must unmap before it frees the handle); the copy goes with
+ * the handle.  The buffer's own table is shared by every user and is never
+ * handed out.  A driver that needs the exporter's help (an IOMMU shared
+ * with other importers, cache maintenance by attachment) attaches to the
+ * dma-buf from ion_share_dma_buf() instead.
  */
 
-/* Lock @client and check @handle, which is then safe to use. */
-static bool ion_kapi_lock(struct ion_client *client, struct ion_handle *handle)
+/* The cookie a kernel client sees for @handle. */
+static struct ion_handle *ion_kapi_cookie(struct ion_handle *handle)
 {
-	if (IS_ERR_OR_NULL(client))
-		return false;
+	return (struct ion_handle *)(uintptr_t)handle->id;
+}
+
+/*
+ * Lock @client and look the handle behind @cookie up.  Returns the handle,
+ * with the client's lock held, or NULL (lock not held).
+ */
+static struct ion_handle *ion_kapi_lock(struct ion_client *client,
+					struct ion_handle *cookie)
+{
+	uintptr_t id = (uintptr_t)cookie;
+	struct ion_handle *handle;
+
+	if (IS_ERR_OR_NULL(client) || IS_ERR_OR_NULL(cookie) || id > INT_MAX)
+		return NULL;
 	mutex_lock(&client->lock);
-	if (ion_handle_valid(client, handle))
-		return true;
+	handle = ion_handle_find(client, id);
+	if (handle)
+		return handle;
 	mutex_unlock(&client->lock);
 	pr_debug("ion: %s: not a handle of this client\n", client->owner->name);
-	return false;
+	return NULL;
+}
+
+/* The cookie of a new or found handle, or its error. */
+static struct ion_handle *ion_kapi_result(struct ion_handle *handle)
+{
+	return IS_ERR(handle) ? handle : ion_kapi_cookie(handle);
 }
 
 /**
+ * ion_default_device() - the ion device
+ *
+ * There is one ion device, behind /dev/ion; this is the @dev argument of
+ * ion_client_create().  It takes no reference: the device lives as long
+ * as ion.ko, which a module calling this pins.
+ *
+ * Context: Any context.
+ * Return: the device.
+ */
+struct ion_device *ion_default_device(void)
+{
+	return &ion_dev;
+}
+EXPORT_SYMBOL_NS_GPL(ion_default_device, ION);
+
+/**
  * ion_client_create() - create a kernel client
- * @heap_mask: the heaps (by id) this client may ever allocate from
- * @name:      name of the client in debugfs (clients/<name>); "-<n>" is
- *	       appended when the name is taken
+ * @dev:	the device, from ion_default_device()
+ * @heap_mask:	the heaps (by id) this client may ever allocate from
+ * @debug_name:	name of the client in debugfs (clients/<name>); "-<n>" is
+ *		appended when the name is taken
  *
  * Context: Process context; sleeps.
- * Return: the client, ERR_PTR(-EINVAL) for a NULL or empty @name, or
+ * Return: the client, ERR_PTR(-EINVAL) for a @dev other than
+ * ion_default_device()'s or a NULL or empty @debug_name, or
  * ERR_PTR(-ENOMEM).
  */
-struct ion_client *ion_client_create(unsigned int heap_mask, const char *name)
+struct ion_client *ion_client_create(struct ion_device *dev,
+				     unsigned int heap_mask,
+				     const char *debug_name)
 {
-	if (!name || !name[0])
+	if (dev != &ion_dev || !debug_name || !debug_name[0])
 		return ERR_PTR(-EINVAL);
-	return ion_client_new(&ion_dev, heap_mask, name);
+	return ion_client_new(dev, heap_mask, debug_name);
 }
 EXPORT_SYMBOL_NS_GPL(ion_client_create, ION);
 
@@ -89,7 +147,8 @@ struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
-	return ion_client_alloc(client, len, align, heap_mask, flags, &id);
+	return ion_kapi_result(ion_client_alloc(client, len, align, heap_mask,
+						flags, &id));
 }
 EXPORT_SYMBOL_NS_GPL(ion_alloc, ION);
 
@@ -99,16 +158,19 @@ EXPORT_SYMBOL_NS_GPL(ion_alloc, ION);
  * @handle: one of its handles
  *
  * The handle goes when its count reaches 0 (an import of a buffer the
- * client already held raised it), the buffer when nothing else holds it.
+ * client already held raised it), with its kernel mappings and its sg
+ * table; the buffer goes when nothing else holds it.
  *
  * Context: Process context; sleeps.
  * Return: 0, or -EINVAL when @handle is not a live handle of @client.
  */
 int ion_free(struct ion_client *client, struct ion_handle *handle)
 {
-	if (!ion_kapi_lock(client, handle))
+	struct ion_handle *h = ion_kapi_lock(client, handle);
+
+	if (!h)
 		return -EINVAL;
-	ion_handle_put(handle);
+	ion_handle_put(h);
 	mutex_unlock(&client->lock);
 	return 0;
 }
@@ -130,9 +192,62 @@ struct ion_handle *ion_import_fd(struct ion_client *client, int fd)
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
-	return ion_client_import(client, fd, &id);
+	return ion_kapi_result(ion_client_import(client, fd, &id));
 }
 EXPORT_SYMBOL_NS_GPL(ion_import_fd, ION);
+
+/**
+ * ion_import_dma_buf() - a handle for a dma-buf that ion exported
+ * @client: the client
+ * @dmabuf: the dma-buf; the caller keeps its own reference
+ *
+ * Context: Process context; sleeps.
+ * Return: the handle - the client's existing one with its count raised if
+ * it already holds the buffer - or ERR_PTR(): -EINVAL for a bad @client
+ * or a dma-buf that ion did not export, -ENOMEM.
+ */
+struct ion_handle *ion_import_dma_buf(struct ion_client *client,
+				      struct dma_buf *dmabuf)
+{
+	struct ion_core_buffer *buffer;
+	int id;
+
+	if (IS_ERR_OR_NULL(client) || IS_ERR_OR_NULL(dmabuf))
+		return ERR_PTR(-EINVAL);
+	buffer = ion_dmabuf_to_buffer(dmabuf);
+	if (!buffer)
+		return ERR_PTR(-EINVAL);
+	get_dma_buf(dmabuf);
+	return ion_kapi_result(ion_handle_add(client, buffer, &id));
+}
+EXPORT_SYMBOL_NS_GPL(ion_import_dma_buf, ION);
+
+/**
+ * ion_share_dma_buf() - the dma-buf of a handle's buffer
+ * @client: the client
+ * @handle: one of its handles
+ *
+ * The reference returned is the caller's: drop it with dma_buf_put().  It
+ * keeps the buffer alive after the handle is freed.
+ *
+ * Context: Process context; sleeps.
+ * Return: the dma-buf, or ERR_PTR(-EINVAL) when @handle is not a live
+ * handle of @client.
+ */
+struct dma_buf *ion_share_dma_buf(struct ion_client *client,
+				  struct ion_handle *handle)
+{
+	struct ion_handle *h = ion_kapi_lock(client, handle);
+	struct dma_buf *dmabuf;
+
+	if (!h)
+		return ERR_PTR(-EINVAL);
+	dmabuf = h->buffer->dmabuf;
+	get_dma_buf(dmabuf);
+	mutex_unlock(&client->lock);
+	return dmabuf;
+}
+EXPORT_SYMBOL_NS_GPL(ion_share_dma_buf, ION);
 
 /**
  * ion_share_fd() - a new dma-buf fd for a handle's buffer
@@ -148,15 +263,11 @@ EXPORT_SYMBOL_NS_GPL(ion_import_fd, ION);
  */
 int ion_share_fd(struct ion_client *client, struct ion_handle *handle)
 {
-	struct dma_buf *dmabuf;
+	struct dma_buf *dmabuf = ion_share_dma_buf(client, handle);
 	int fd;
 
-	if (!ion_kapi_lock(client, handle))
-		return -EINVAL;
-	dmabuf = handle->buffer->dmabuf;
-	get_dma_buf(dmabuf);
-	mutex_unlock(&client->lock);
-
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
 	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
 	if (fd < 0)
 		dma_buf_put(dmabuf);
@@ -173,7 +284,7 @@ EXPORT_SYMBOL_NS_GPL(ion_share_fd, ION);
  *
  * Only heaps of physically contiguous memory (system_contig, carveout,
  * dma) can answer.  The address is a CPU physical address, not a DMA
- * address: devices behind an IOMMU must map the buffer through dma-buf.
+ * address: a device behind an IOMMU must map ion_sg_table()'s table.
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL when @handle is not a live handle of @client, or
@@ -181,39 +292,47 @@ EXPORT_SYMBOL_NS_GPL(ion_share_fd, ION);
  * memory is not contiguous).
  */
 int ion_phys(struct ion_client *client, struct ion_handle *handle,
-	     phys_addr_t *addr, size_t *len)
+	     ion_phys_addr_t *addr, size_t *len)
 {
+	struct ion_handle *h;
 	int ret;
 
-	if (!addr || !len || !ion_kapi_lock(client, handle))
+	if (!addr || !len)
 		return -EINVAL;
-	ret = ion_buffer_phys(handle->buffer, addr, len);
+	h = ion_kapi_lock(client, handle);
+	if (!h)
+		return -EINVAL;
+	ret = ion_buffer_phys(h->buffer, addr, len);
 	mutex_unlock(&client->lock);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(ion_phys, ION);
 
 /**
- * ion_sg_table() - the buffer's backing as CPU pages
+ * ion_sg_table() - the handle's own table of the buffer's pages
  * @client: the client
  * @handle: one of its handles
  *
- * The table is the buffer's own and shared: read it, do not change it and
- * do not map it for DMA - attach to the dma-buf for that.  It stays valid
- * as long as the handle.
+ * The table is a copy of the buffer's page list made for this handle on
+ * the first call (later calls return the same one): the driver may
+ * dma_map_sgtable() it for its device, and must unmap it before the handle
+ * goes.  It is freed with the handle (ion_free() to count 0, or
+ * ion_client_destroy()).  No cache maintenance is done for the driver
+ * beyond what the DMA API does on map and sync.
  *
  * Context: Process context; sleeps.
- * Return: the sg table, or ERR_PTR(-EINVAL) when @handle is not a live
- * handle of @client, or the heap's error.
+ * Return: the sg table, or ERR_PTR(): -EINVAL when @handle is not a live
+ * handle of @client, -ENOMEM, or the heap's error.
  */
 struct sg_table *ion_sg_table(struct ion_client *client,
 			      struct ion_handle *handle)
 {
+	struct ion_handle *h = ion_kapi_lock(client, handle);
 	struct sg_table *sgt;
 
-	if (!ion_kapi_lock(client, handle))
+	if (!h)
 		return ERR_PTR(-EINVAL);
-	sgt = ion_buffer_sg_table(handle->buffer);
+	sgt = ion_handle_sg_table(h);
 	mutex_unlock(&client->lock);
 	return sgt;
 }
@@ -227,8 +346,8 @@ EXPORT_SYMBOL_NS_GPL(ion_sg_table, ION);
  * Uncached buffers are mapped write-combined.  Mappings are counted per
  * handle; each needs an ion_unmap_kernel(), and those left when the
  * handle goes are undone then.  Bracket CPU access with
- * dma_buf_begin_cpu_access() / dma_buf_end_cpu_access() when devices use
- * the buffer too.
+ * dma_buf_begin_cpu_access() / dma_buf_end_cpu_access() (on the dma-buf
+ * from ion_share_dma_buf()) when devices or user space use the buffer too.
  *
  * Context: Process context; sleeps.
  * Return: the kernel address, or ERR_PTR(-EINVAL) when @handle is not a
@@ -236,13 +355,14 @@ EXPORT_SYMBOL_NS_GPL(ion_sg_table, ION);
  */
 void *ion_map_kernel(struct ion_client *client, struct ion_handle *handle)
 {
+	struct ion_handle *h = ion_kapi_lock(client, handle);
 	void *vaddr;
 
-	if (!ion_kapi_lock(client, handle))
+	if (!h)
 		return ERR_PTR(-EINVAL);
-	vaddr = ion_buffer_kmap(handle->buffer);
+	vaddr = ion_buffer_kmap(h->buffer);
 	if (!IS_ERR(vaddr))
-		handle->kmap_count++;
+		h->kmap_count++;
 	mutex_unlock(&client->lock);
 	return vaddr;
 }
@@ -259,11 +379,13 @@ EXPORT_SYMBOL_NS_GPL(ion_map_kernel, ION);
  */
 void ion_unmap_kernel(struct ion_client *client, struct ion_handle *handle)
 {
-	if (!ion_kapi_lock(client, handle))
+	struct ion_handle *h = ion_kapi_lock(client, handle);
+
+	if (!h)
 		return;
-	if (handle->kmap_count) {
-		handle->kmap_count--;
-		ion_buffer_kunmap(handle->buffer);
+	if (h->kmap_count) {
+		h->kmap_count--;
+		ion_buffer_kunmap(h->buffer);
 	} else {
 		pr_debug("ion: %s: unmap of a handle not mapped\n",
 			 client->owner->name);

@@ -82,8 +82,13 @@ struct ion_stats {
  * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
  *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
  *	     under &ion_device.heap_lock held for writing
+ * @backed:  buffers backed by the heap and not yet given back (from the
+ *	     heap's allocate to its free), under &ion_device.stats_lock
+ * @removed: ion_device_remove_heap() ran, under &ion_device.stats_lock
  *
- * Lives from ion_device_add_heap() to ion_device_remove_heap().
+ * Lives from ion_device_add_heap() until the heap is removed and its
+ * last buffer given back: whichever of ion_device_remove_heap() and the
+ * release of that buffer comes last frees it (ion_heap_core_put()).
  */
 struct ion_heap_core {
 	struct ion_stats stats;
@@ -91,6 +96,8 @@ struct ion_heap_core {
 	struct xarray uids;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
+	unsigned long backed;
+	bool removed;
 };
 
 /**
@@ -305,10 +312,12 @@ struct ion_client {
  * @id:		 the id user space sees, > 0
  * @node:	 entry in &ion_client.by_buffer
  * @kmap_count:	 ion_map_kernel() calls not yet undone
+ * @sgt:	 the handle's own copy of the buffer's sg table
+ *		 (ion_sg_table()), or NULL; freed with the handle
  *
  * Everything here is under &ion_client.lock.  The handle goes when its
- * count drops to 0 or its client dies, and takes its kernel mappings and
- * its dma-buf reference with it.
+ * count drops to 0 or its client dies, and takes its kernel mappings, its
+ * sg table and its dma-buf reference with it.
  */
 struct ion_handle {
 	struct kref ref;
@@ -317,6 +326,7 @@ struct ion_handle {
 	int id;
 	struct rb_node node;
 	unsigned int kmap_count;
+	struct sg_table *sgt;
 };
 
 /* ion_buffer.c, ion_buffer_access.c */
@@ -347,6 +357,8 @@ void ion_quota_heap_exit(struct ion_heap_core *core);
 void ion_quota_debugfs_init(struct ion_device *dev);
 
 /* ion_heap.c */
+void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap);
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt);
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
@@ -365,7 +377,7 @@ void ion_client_put(struct ion_client *client);
 struct ion_handle *ion_handle_add(struct ion_client *client,
 				  struct ion_core_buffer *buffer, int *id);
 struct ion_handle *ion_handle_find(struct ion_client *client, int id);
-bool ion_handle_valid(struct ion_client *client, struct ion_handle *handle);
+struct sg_table *ion_handle_sg_table(struct ion_handle *handle);
 void ion_handle_put(struct ion_handle *handle);
 struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				    unsigned long align,

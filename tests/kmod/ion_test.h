@@ -185,6 +185,57 @@ struct ion_test_fragment {
 	__u64 held;
 };
 
+/* ION_TEST_IOC_KAPI checks; a set bit in @failed names a failed one. */
+#define ION_TEST_KAPI_IMPORT_FD		0x1	/* ion_import_fd */
+#define ION_TEST_KAPI_KMAP_READ		0x2	/* vmap shows user data */
+#define ION_TEST_KAPI_SHARE_DMABUF	0x4	/* ion_share_dma_buf */
+#define ION_TEST_KAPI_IMPORT_DMABUF	0x8	/* ion_import_dma_buf */
+#define ION_TEST_KAPI_PHYS		0x10	/* ion_phys */
+#define ION_TEST_KAPI_SG_DMA		0x20	/* ion_sg_table mapped */
+#define ION_TEST_KAPI_SG_OWN		0x40	/* one table per client */
+#define ION_TEST_KAPI_ALLOC		0x80	/* ion_alloc, kmap write */
+#define ION_TEST_KAPI_SHARE_FD		0x100	/* ion_share_fd */
+#define ION_TEST_KAPI_STALE		0x200	/* freed handle refused */
+#define ION_TEST_KAPI_FOREIGN		0x400	/* other client's refused */
+#define ION_TEST_KAPI_FREE		0x800	/* ion_free, unmap */
+
+/**
+ * struct ion_test_kapi - ION_TEST_IOC_KAPI argument
+ * @fd:	       in: an ion dma-buf fd whose byte i user space set to
+ *	       (@seed + i) & 0xff
+ * @seed:      in: the pattern's seed
+ * @heap_mask: in: heaps for the in-kernel ion_alloc()
+ * @flags:     in: ION_FLAG_* for it
+ * @len:       in: its size in bytes (at most 16 MiB)
+ * @share_fd:  out: ion_share_fd() of that buffer, whose byte i ion_test
+ *	       wrote through ion_map_kernel() as (@seed + 1 + i) & 0xff; -1
+ *	       when it failed
+ * @failed:    out: ION_TEST_KAPI_* checks that failed
+ * @phys_err:  out: ion_phys() on the imported buffer: 0 (and the address
+ *	       was the first page's) or its -errno
+ * @sg_nents:  out: entries of the imported buffer's ion_sg_table()
+ * @dma_nents: out: DMA segments after mapping it for ion_test's device
+ * @reserved:  0
+ *
+ * Runs every call of <linux/ion.h> in a client of its own, created and
+ * destroyed for the command, and checks each result.  The file's own
+ * client serves as the "other client".
+ * Errors: -EINVAL (bad @len), -ENOMEM; a failing call only sets a bit.
+ */
+struct ion_test_kapi {
+	__s32 fd;
+	__u32 seed;
+	__u32 heap_mask;
+	__u32 flags;
+	__u64 len;
+	__s32 share_fd;
+	__u32 failed;
+	__s32 phys_err;
+	__u32 sg_nents;
+	__u32 dma_nents;
+	__u32 reserved;
+};
+
 #define ION_TEST_IOC_MAGIC	0xE1
 
 #define ION_TEST_IOC_INFO	_IOR(ION_TEST_IOC_MAGIC, 0, struct ion_test_info)
@@ -193,5 +244,6 @@ struct ion_test_fragment {
 #define ION_TEST_IOC_DMA	_IOWR(ION_TEST_IOC_MAGIC, 3, struct ion_test_dma)
 #define ION_TEST_IOC_ATTR	_IOWR(ION_TEST_IOC_MAGIC, 4, struct ion_test_attr)
 #define ION_TEST_IOC_FRAGMENT	_IOWR(ION_TEST_IOC_MAGIC, 5, struct ion_test_fragment)
+#define ION_TEST_IOC_KAPI	_IOWR(ION_TEST_IOC_MAGIC, 6, struct ion_test_kapi)
 
 #endif /* _UAPI_ION_TEST_H */

@@ -119,7 +119,7 @@ static int ion_test_import_client(struct ion_test_file *tf,
 {
 	struct device *dev = ion_test_edu_device();
 	struct sg_table *cpu;
-	phys_addr_t phys;
+	ion_phys_addr_t phys;
 	size_t len;
 
 	s->handle = ion_import_fd(tf->client, arg->fd);
@@ -147,6 +147,17 @@ static int ion_test_import_client(struct ion_test_file *tf,
  * it.
  */
 static struct platform_device *ion_test_probe_dev;
+
+/**
+ * ion_test_probe_device() - a platform device that reaches all of memory
+ *
+ * Context: Any context.
+ * Return: the device, for the life of the module.
+ */
+struct device *ion_test_probe_device(void)
+{
+	return &ion_test_probe_dev->dev;
+}
 
 /*
  * Without an IOMMU, may edu DMA to every page of @dmabuf?  The pages of a
@@ -346,6 +357,9 @@ static long ion_test_ioctl(struct file *file, unsigned int cmd,
 	case ION_TEST_IOC_FRAGMENT:
 		ret = ion_test_ioc_fragment(tf, uarg);
 		break;
+	case ION_TEST_IOC_KAPI:
+		ret = ion_test_ioc_kapi(tf, uarg);
+		break;
 	default:
 		ret = -ENOTTY;
 		break;
@@ -361,7 +375,8 @@ static int ion_test_open(struct inode *inode, struct file *file)
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
 	if (!tf)
 		return -ENOMEM;
-	tf->client = ion_client_create(~0U, "ion_test");
+	tf->client = ion_client_create(ion_default_device(), ~0U,
+				       "ion_test");
 	if (IS_ERR_OR_NULL(tf->client)) {
 		int ret = tf->client ? PTR_ERR(tf->client) : -ENOMEM;
 

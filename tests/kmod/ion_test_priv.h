@@ -24,7 +24,7 @@ struct ion_handle;
  * @mode:	ION_TEST_MODE_*
  * @size:	buffer size in bytes
  * @handle:	client mode: the client's handle
- * @cpu:	client mode: ion's CPU sg table of the buffer (ion_sg_table)
+ * @cpu:	client mode: the handle's sg table of the buffer (ion_sg_table)
  * @copy:	client mode: private copy of the CPU sg table, mapped for edu
  *		when @mapped is set
  * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
@@ -70,6 +70,12 @@ struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
 long ion_test_ioc_info(void __user *uarg);
 long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
+
+/* ion_test_kapi.c: every call of <linux/ion.h> */
+long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg);
+
+/* ion_test_main.c: a device reaching all memory, for DMA mapping tests */
+struct device *ion_test_probe_device(void);
 
 /* ion_test_frag.c: fragmenting free memory */
 long ion_test_ioc_fragment(struct ion_test_file *tf, void __user *uarg);
