@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * ion: clients and handles.
- */
+/* ion: clients and handles. */
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/err.h>
