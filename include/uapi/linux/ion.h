@@ -215,9 +215,10 @@ struct ion_heap_query {
 /*
  * ION_IOC_ALLOC_LEGACY - allocate a buffer, get a handle (handle ABI);
  * historically also named ION_IOC_ALLOC.  Errors as ION_IOC_ALLOC, and
- *   -EINVAL  align is above PAGE_SIZE and not a power of two (below, it is
- *	      ignored), or no heap in the mask can honour it (a heap that cannot passes the request on to the
- *	      next; -ENOMEM wins if one of them ran out of memory)
+ *   -EINVAL  align is above PAGE_SIZE and not a power of two (up to
+ *	      PAGE_SIZE it is ignored), or no heap in the mask can honour it
+ *	      (a heap that cannot passes the request on to the next; -ENOMEM
+ *	      wins if one of them ran out of memory)
  */
 #define ION_IOC_ALLOC_LEGACY	_IOWR(ION_IOC_MAGIC, 0, \
 				      struct ion_allocation_data_legacy)
