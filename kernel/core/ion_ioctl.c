@@ -2,6 +2,12 @@
 /*
  * ion: the ioctls of /dev/ion - one table-driven dispatcher serving both
  * historic ABIs, native and 32-bit callers.
+ *
+ * These are compatibility ABIs: each input is checked exactly as the kernel
+ * of its ABI checked it and no stricter (Documentation/abi-compat.rst has
+ * the table).  Fields those kernels never read are ignored here too, and
+ * flag bits they passed through unread are dropped before the core sees
+ * them.
  */
 #include <linux/compat.h>
 #include <linux/dma-buf.h>
@@ -74,11 +80,10 @@ static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
 	struct ion_core_buffer *buffer;
 	int fd;
 
-	if (data->fd || data->unused)
-		return -EINVAL;
+	/* 4.12-5.10 never read fd or unused on input. */
 	buffer = ion_buffer_create(client->dev, client->owner, data->len, 0,
 				   data->heap_id_mask & client->heap_mask,
-				   data->flags);
+				   data->flags & ION_FLAGS_VALID);
 	if (IS_ERR(buffer))
 		return PTR_ERR(buffer);
 	fd = ion_ioctl_prepare_fd(ctx, buffer->dmabuf);
@@ -88,27 +93,46 @@ static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
 	return 0;
 }
 
+/*
+ * The handle ABI's kernels passed align to the heaps, which refused only
+ * an align above what they could give (above PAGE_SIZE for page-based
+ * heaps) and ignored the rest: any align up to PAGE_SIZE, power of two or
+ * not, is met by page-aligned memory and is dropped here.
+ */
 static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
 				   unsigned long align, unsigned int heap_mask,
 				   unsigned int flags, int *handle)
 {
 	struct ion_handle *h;
 
-	h = ion_client_alloc(ctx->client, len, align, heap_mask, flags,
-			     handle);
+	if (align <= PAGE_SIZE)
+		align = 0;
+	h = ion_client_alloc(ctx->client, len, align, heap_mask,
+			     flags & ION_FLAGS_VALID, handle);
 	if (IS_ERR(h))
 		return PTR_ERR(h);
 	ctx->handle_id = *handle;
 	return 0;
 }
 
+/*
+ * A 64-bit caller of the 3.4 (article) ABI uses this command too: its
+ * struct { size_t len, align; unsigned int flags; void *handle; } is also
+ * 32 bytes.  Its heap mask lands in heap_id_mask, its padding in flags and
+ * its handle pointer over handle and the tail padding, which is cleared so
+ * that the pointer reads as the handle id.
+ */
 static long ion_ioctl_alloc_legacy(struct ion_ioctl_ctx *ctx, void *arg)
 {
 	struct ion_allocation_data_legacy *data = arg;
+	long ret;
 
-	return ion_ioctl_alloc_common(ctx, data->len, data->align,
-				      data->heap_id_mask, data->flags,
-				      &data->handle);
+	ret = ion_ioctl_alloc_common(ctx, data->len, data->align,
+				     data->heap_id_mask, data->flags,
+				     &data->handle);
+	memset((u8 *)data + offsetofend(typeof(*data), handle), 0,
+	       sizeof(*data) - offsetofend(typeof(*data), handle));
+	return ret;
 }
 
 static long ion_ioctl_free(struct ion_ioctl_ctx *ctx, void *arg)
@@ -212,6 +236,94 @@ struct ion_custom_data32 {
 				      struct ion_allocation_data_legacy32)
 #define ION_IOC_CUSTOM32	_IOWR(ION_IOC_MAGIC, 6, struct ion_custom_data32)
 
+/*
+ * The 3.4 ABI (the LWN article's): the heap mask is in flags, there are no
+ * buffer flags (ion's default, uncached, is used), and the handle is a
+ * pointer.  For a 32-bit caller only ALLOC differs from the 3.10 ABI (16
+ * bytes); for a 64-bit caller ALLOC has the 3.10 size (see
+ * ion_ioctl_alloc_legacy()) and the handle structs grow to pointer size.
+ */
+struct ion_allocation_data_article32 {
+	u32 len;
+	u32 align;
+	u32 flags;
+	u32 handle;
+};
+
+struct ion_handle_data_article64 {
+	u64 handle;
+};
+
+struct ion_fd_data_article64 {
+	u64 handle;
+	s32 fd;
+	u32 pad;
+};
+
+#define ION_IOC_ALLOC_ARTICLE32	_IOWR(ION_IOC_MAGIC, 0, \
+				      struct ion_allocation_data_article32)
+#define ION_IOC_FREE_ARTICLE64	_IOWR(ION_IOC_MAGIC, 1, \
+				      struct ion_handle_data_article64)
+#define ION_IOC_MAP_ARTICLE64	_IOWR(ION_IOC_MAGIC, 2, \
+				      struct ion_fd_data_article64)
+#define ION_IOC_SHARE_ARTICLE64	_IOWR(ION_IOC_MAGIC, 4, \
+				      struct ion_fd_data_article64)
+#define ION_IOC_IMPORT_ARTICLE64 _IOWR(ION_IOC_MAGIC, 5, \
+				       struct ion_fd_data_article64)
+
+static long ion_ioctl_alloc_article32(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_allocation_data_article32 *data = arg;
+	int handle;
+	long ret;
+
+	ret = ion_ioctl_alloc_common(ctx, data->len, data->align, data->flags,
+				     0, &handle);
+	if (ret >= 0)
+		data->handle = handle;
+	return ret;
+}
+
+/* A pointer-sized handle ion never gave out is an unknown handle. */
+static int ion_ioctl_article_handle(u64 handle)
+{
+	return handle > INT_MAX ? 0 : handle;
+}
+
+static long ion_ioctl_free_article64(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_handle_data_article64 *data = arg;
+	struct ion_handle_data h = {
+		.handle = ion_ioctl_article_handle(data->handle),
+	};
+
+	return ion_ioctl_free(ctx, &h);
+}
+
+static long ion_ioctl_share_article64(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_fd_data_article64 *data = arg;
+	struct ion_fd_data fdd = {
+		.handle = ion_ioctl_article_handle(data->handle),
+	};
+	long ret;
+
+	ret = ion_ioctl_share(ctx, &fdd);
+	data->fd = fdd.fd;
+	return ret;
+}
+
+static long ion_ioctl_import_article64(struct ion_ioctl_ctx *ctx, void *arg)
+{
+	struct ion_fd_data_article64 *data = arg;
+	struct ion_fd_data fdd = { .fd = data->fd };
+	long ret;
+
+	ret = ion_ioctl_import(ctx, &fdd);
+	data->handle = fdd.handle;
+	return ret;
+}
+
 static long ion_ioctl_alloc_legacy32(struct ion_ioctl_ctx *ctx, void *arg)
 {
 	struct ion_allocation_data_legacy32 *data = arg;
@@ -251,6 +363,12 @@ static const struct ion_ioctl_desc ion_ioctls[] = {
 	{ ION_IOC_ALLOC, ion_ioctl_alloc, ION_IOCTL_BOTH },
 	{ ION_IOC_ALLOC_LEGACY, ion_ioctl_alloc_legacy, ION_IOCTL_NATIVE },
 	{ ION_IOC_ALLOC_LEGACY32, ion_ioctl_alloc_legacy32, ION_IOCTL_COMPAT },
+	{ ION_IOC_ALLOC_ARTICLE32, ion_ioctl_alloc_article32, ION_IOCTL_COMPAT },
+	{ ION_IOC_FREE_ARTICLE64, ion_ioctl_free_article64, ION_IOCTL_NATIVE },
+	{ ION_IOC_MAP_ARTICLE64, ion_ioctl_share_article64, ION_IOCTL_NATIVE },
+	{ ION_IOC_SHARE_ARTICLE64, ion_ioctl_share_article64, ION_IOCTL_NATIVE },
+	{ ION_IOC_IMPORT_ARTICLE64, ion_ioctl_import_article64,
+	  ION_IOCTL_NATIVE },
 	{ ION_IOC_FREE, ion_ioctl_free, ION_IOCTL_BOTH },
 	{ ION_IOC_MAP, ion_ioctl_share, ION_IOCTL_BOTH },
 	{ ION_IOC_SHARE, ion_ioctl_share, ION_IOCTL_BOTH },

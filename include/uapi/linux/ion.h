@@ -151,8 +151,8 @@ struct ion_custom_data {
  * @len:	  in: size in bytes, rounded up to whole pages
  * @heap_id_mask: in: heaps to try, highest heap id first
  * @flags:	  in: ION_FLAG_*
- * @fd:		  out: a dma-buf fd (O_RDWR | O_CLOEXEC); must be 0 on input
- * @unused:	  must be 0
+ * @fd:		  out: a dma-buf fd (O_RDWR | O_CLOEXEC); ignored on input
+ * @unused:	  ignored (as by the 4.12-5.10 kernels)
  */
 struct ion_allocation_data {
 	__u64 len;
@@ -205,8 +205,8 @@ struct ion_heap_query {
 /*
  * ION_IOC_ALLOC - allocate a buffer, get a dma-buf fd (fd ABI)
  *   -ENODEV  heap_id_mask is 0 or names no registered heap
- *   -EINVAL  len is 0 or overflows when page aligned, unknown flags,
- *	      fd or unused not 0
+ *   -EINVAL  len is 0 or overflows when page aligned (unknown flag bits,
+ *	      fd and unused are ignored, as the kernels of this ABI did)
  *   -ENOMEM  no heap in the mask could satisfy the request
  *   -EMFILE  no free fd
  */
@@ -215,9 +215,10 @@ struct ion_heap_query {
 /*
  * ION_IOC_ALLOC_LEGACY - allocate a buffer, get a handle (handle ABI);
  * historically also named ION_IOC_ALLOC.  Errors as ION_IOC_ALLOC, and
- *   -EINVAL  align is not 0 and not a power of two, or no heap in the mask
- *	      can honour it (a heap that cannot passes the request on to the
- *	      next; -ENOMEM wins if one of them ran out of memory)
+ *   -EINVAL  align is above PAGE_SIZE and not a power of two (up to
+ *	      PAGE_SIZE it is ignored), or no heap in the mask can honour it
+ *	      (a heap that cannot passes the request on to the next; -ENOMEM
+ *	      wins if one of them ran out of memory)
  */
 #define ION_IOC_ALLOC_LEGACY	_IOWR(ION_IOC_MAGIC, 0, \
 				      struct ion_allocation_data_legacy)

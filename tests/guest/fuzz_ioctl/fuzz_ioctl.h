@@ -174,6 +174,12 @@ int pick_handle(struct thr *t, int take);
 unsigned long long pick_len(struct thr *t, int *sane);
 unsigned int pick_mask(struct thr *t);
 unsigned int pick_flags(struct thr *t);
+
+/*
+ * Garbage for the input fields the historic kernels never read; the lenient
+ * forms of the ion ioctls put it there and expect what a clean call gets.
+ */
+#define LENIENT_GARBAGE	0xA5A5A5A5U
 int len_einval(unsigned long long len);
 unsigned long long page_align(unsigned long long len);
 void new_buf(struct thr *t, const struct call *c, int fd,

@@ -27,6 +27,11 @@ void op_alloc(struct thr *t)
 		a.fd = one_in(t, 2) ? 1 : (unsigned int)rnd(t);
 	if (one_in(t, 20))
 		a.unused = one_in(t, 2) ? 1 : (unsigned int)rnd(t);
+	if (one_in(t, 4)) {	/* the lenient form: 4.12-5.10 read neither */
+		a.fd = LENIENT_GARBAGE;
+		a.unused = LENIENT_GARBAGE;
+		a.flags |= LENIENT_GARBAGE & ~ION_FLAGS_VALID;
+	}
 	c.mode = pick_mode(t);
 	c.a[0] = a.len;
 	c.a[1] = a.heap_id_mask;
@@ -34,8 +39,8 @@ void op_alloc(struct thr *t)
 	c.a[3] = a.fd;
 	c.a[4] = a.unused;
 	c.na = 5;
-	einval = a.fd || a.unused || len_einval(a.len) ||
-		 (a.flags & ~ION_FLAGS_VALID);
+	/* fd, unused and unknown flag bits are ignored (abi-compat.rst) */
+	einval = len_einval(a.len);
 	enodev = !(a.heap_id_mask & heap_mask);
 	if (einval)
 		ok = E(EINVAL) | (enodev ? E(ENODEV) : 0);
@@ -54,9 +59,10 @@ void op_alloc(struct thr *t)
 		new_buf(t, &c, p->fd, a.len);
 }
 
+/* An align up to PAGE_SIZE is ignored, as the 3.10-4.11 heaps did. */
 static int align_einval(unsigned long long align)
 {
-	return align && (align & (align - 1));
+	return align > PG && (align & (align - 1));
 }
 
 void op_alloc_legacy(struct thr *t)
@@ -82,14 +88,17 @@ void op_alloc_legacy(struct thr *t)
 	a.heap_id_mask = pick_mask(t);
 	a.flags = pick_flags(t);
 	a.handle = one_in(t, 4) ? (int)rnd(t) : 0;
+	if (one_in(t, 4)) {	/* the lenient form: handle is output only */
+		a.handle = (int)LENIENT_GARBAGE;
+		a.flags |= LENIENT_GARBAGE & ~ION_FLAGS_VALID;
+	}
 	c.mode = pick_mode(t);
 	c.a[0] = a.len;
 	c.a[1] = a.align;
 	c.a[2] = a.heap_id_mask;
 	c.a[3] = a.flags;
 	c.na = 4;
-	einval = len_einval(a.len) || align_einval(a.align) ||
-		 (a.flags & ~ION_FLAGS_VALID);
+	einval = len_einval(a.len) || align_einval(a.align);
 	enodev = !(a.heap_id_mask & heap_mask);
 	if (einval)
 		ok = E(EINVAL) | (enodev ? E(ENODEV) : 0);
@@ -148,7 +157,7 @@ void op_share(struct thr *t)
 	if (fd < 0)
 		return;
 	d.handle = pick_handle(t, 0);
-	d.fd = one_in(t, 4) ? (int)rnd(t) : -1;
+	d.fd = one_in(t, 4) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
 	c.mode = pick_mode(t);
 	c.a[0] = (unsigned int)d.handle;
 	c.na = 1;
@@ -204,7 +213,7 @@ void op_import(struct thr *t)
 	if (fd < 0)
 		return;
 	d.fd = pick_fd_arg(t, &kind);
-	d.handle = one_in(t, 4) ? (int)rnd(t) : 0;
+	d.handle = one_in(t, 4) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
 	c.mode = pick_mode(t);
 	c.a[0] = (unsigned int)d.fd;
 	c.a[1] = kind;
@@ -258,7 +267,7 @@ void op_sync_ion(struct thr *t)
 	if (fd < 0)
 		return;
 	d.fd = pick_fd_arg(t, &kind);
-	d.handle = (int)rnd(t);
+	d.handle = one_in(t, 2) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
 	c.mode = pick_mode(t);
 	c.a[0] = (unsigned int)d.fd;
 	c.a[1] = kind;

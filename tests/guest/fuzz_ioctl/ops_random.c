@@ -8,6 +8,10 @@
 /* ------------------------------------------------------------------ */
 /* Random command numbers                                              */
 
+/* fuzz_ioctl runs natively on 64-bit machines only */
+#define IOC_RW_ARTICLE(nr, size) \
+	_IOC(_IOC_READ | _IOC_WRITE, ION_IOC_MAGIC, nr, size)
+
 struct known {
 	unsigned long cmd;
 	const char *name;
@@ -28,6 +32,15 @@ static const struct known ion_known[] = {
 	{ ION_IOC_SYNC, "ION_IOC_SYNC", OK | E(EBADF) | E(EINVAL), -1, -1 },
 	{ ION_IOC_HEAP_QUERY, "ION_IOC_HEAP_QUERY", OK | E(EINVAL), -1, -1 },
 	{ ION_IOC_ABI_VERSION, "ION_IOC_ABI_VERSION", OK, -1, -1 },
+	/* the 3.4 (article) ABI's pointer-sized handle, 64-bit callers */
+	{ IOC_RW_ARTICLE(1, 8), "ION_IOC_FREE (3.4, 8 bytes)",
+	  OK | E(EINVAL), -1, -1 },
+	{ IOC_RW_ARTICLE(2, 16), "ION_IOC_MAP (3.4, 16 bytes)",
+	  OK | E(EINVAL) | E(EMFILE), 8, -1 },
+	{ IOC_RW_ARTICLE(4, 16), "ION_IOC_SHARE (3.4, 16 bytes)",
+	  OK | E(EINVAL) | E(EMFILE), 8, -1 },
+	{ IOC_RW_ARTICLE(5, 16), "ION_IOC_IMPORT (3.4, 16 bytes)",
+	  OK | E(EBADF) | E(EINVAL), -1, 0 },
 };
 
 static const struct known buf_known[] = {
