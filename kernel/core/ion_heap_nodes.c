@@ -33,7 +33,9 @@
  * heap: ion_device_add_heap() creates them and ion_device_remove_heap()
  * removes them, both under &ion_device.heap_lock held for writing; a heap
  * whose node name is taken is refused.  Minor numbers are 2 * heap id
- * (+ 1 for "-uncached"); heap ids appear nowhere in the node ABI.  The
+ * (+ 1 for "-uncached"), the mainline-named aliases of
+ * ion_heap_aliases.c have the minors above those; heap ids appear
+ * nowhere in the node ABI.  The
  * nodes are mode 0600 root like /dev/ion and mainline's nodes
  * (ION_DEV_MODE); udev rules grant a group access per node.
  *
@@ -56,9 +58,6 @@
  * with the client as owner.  A file still open on a node whose heap was
  * removed answers -ENODEV.
  */
-
-/* Minors: two per heap id. */
-#define ION_HEAP_NODE_MINORS	(ION_NUM_HEAP_IDS * ION_HEAP_NODES)
 
 /* Room for "ion-" + a heap name + "-uncached". */
 #define ION_HEAP_NODE_NAME_LEN	(ION_MAX_HEAP_NAME + 16)
@@ -275,9 +274,22 @@ static bool ion_heap_node_name_taken(struct ion_device *dev,
 	return false;
 }
 
-static struct ion_heap_node *ion_heap_node_create(struct ion_heap *heap,
-						  const char *name,
-						  unsigned int which)
+/**
+ * ion_heap_node_create() - create one /dev/dma_heap/ node of a heap
+ * @heap:  the heap
+ * @name:  the node's name in /dev/dma_heap/ and in the ion_dma_heap class
+ * @which: ION_HEAP_NODE_CACHED or ION_HEAP_NODE_UNCACHED
+ * @minor: its minor, unique among ion's nodes (below ION_HEAP_NODE_MINORS
+ *	   for the ion-* nodes, above for the aliases)
+ *
+ * Context: Process context; sleeps; &ion_device.heap_lock held for
+ * writing.
+ * Return: the node, or an ERR_PTR.
+ */
+struct ion_heap_node *ion_heap_node_create(struct ion_heap *heap,
+					   const char *name,
+					   unsigned int which,
+					   unsigned int minor)
 {
 	struct ion_heap_node *node;
 	int ret;
@@ -289,8 +301,7 @@ static struct ion_heap_node *ion_heap_node_create(struct ion_heap *heap,
 	node->flags = which == ION_HEAP_NODE_CACHED ? ION_FLAG_CACHED : 0;
 	device_initialize(&node->dev);
 	node->dev.class = &ion_heap_node_class;
-	node->dev.devt = MKDEV(MAJOR(ion_heap_node_devt),
-			       heap->id * ION_HEAP_NODES + which);
+	node->dev.devt = MKDEV(MAJOR(ion_heap_node_devt), minor);
 	node->dev.release = ion_heap_node_dev_release;
 	ret = dev_set_name(&node->dev, "%s", name);
 	if (ret)
@@ -307,8 +318,16 @@ err_put_device:
 	return ERR_PTR(ret);
 }
 
-/* Unregister @node; open files keep it until they are closed. */
-static void ion_heap_node_destroy(struct ion_heap_node *node)
+/**
+ * ion_heap_node_destroy() - unregister a node from ion_heap_node_create()
+ * @node: the node
+ *
+ * Open files keep it until they are closed, and answer -ENODEV.
+ *
+ * Context: Process context; sleeps; &ion_device.heap_lock held for
+ * writing.
+ */
+void ion_heap_node_destroy(struct ion_heap_node *node)
 {
 	node->heap = NULL;
 	cdev_device_del(&node->cdev, &node->dev);
@@ -321,7 +340,8 @@ static void ion_heap_node_destroy(struct ion_heap_node *node)
  * @heap: the heap being registered, already in the heap list, with its
  *	  &ion_heap_core
  *
- * Creates ion-<name> (cached) and ion-<name>-uncached.
+ * Creates ion-<name> (cached) and ion-<name>-uncached, and the heap's
+ * mainline names where it has any (ion_heap_aliases.c).
  *
  * Context: Process context; sleeps; &ion_device.heap_lock held for
  * writing.
@@ -349,11 +369,13 @@ int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap)
 			node = ERR_PTR(-EEXIST);
 			goto err_remove;
 		}
-		node = ion_heap_node_create(heap, name, i);
+		node = ion_heap_node_create(heap, name, i,
+					    heap->id * ION_HEAP_NODES + i);
 		if (IS_ERR(node))
 			goto err_remove;
 		core->nodes[i] = node;
 	}
+	ion_heap_aliases_add(dev, heap);
 	return 0;
 
 err_remove:
@@ -366,6 +388,7 @@ err_remove:
  * @dev:  the device
  * @heap: the heap being unregistered
  *
+ * Its aliases (ion_heap_aliases.c) go first, then its ion-* nodes.
  * Files still open on the nodes answer -ENODEV from then on.
  *
  * Context: Process context; sleeps; &ion_device.heap_lock held for
@@ -377,6 +400,7 @@ void ion_heap_nodes_remove(struct ion_device *dev, struct ion_heap *heap)
 	unsigned int i;
 
 	lockdep_assert_held_write(&dev->heap_lock);
+	ion_heap_aliases_remove(dev, heap);
 	for (i = 0; i < ION_HEAP_NODES; i++) {
 		if (!core->nodes[i])
 			continue;
@@ -398,13 +422,13 @@ int ion_heap_nodes_init(void)
 	int ret;
 
 	ret = alloc_chrdev_region(&ion_heap_node_devt, 0,
-				  ION_HEAP_NODE_MINORS, "ion_dma_heap");
+				  ION_HEAP_NODE_ALL_MINORS, "ion_dma_heap");
 	if (ret)
 		return ret;
 	ret = class_register(&ion_heap_node_class);
 	if (ret)
 		unregister_chrdev_region(ion_heap_node_devt,
-					 ION_HEAP_NODE_MINORS);
+					 ION_HEAP_NODE_ALL_MINORS);
 	return ret;
 }
 
@@ -419,5 +443,5 @@ int ion_heap_nodes_init(void)
 void ion_heap_nodes_exit(void)
 {
 	class_unregister(&ion_heap_node_class);
-	unregister_chrdev_region(ion_heap_node_devt, ION_HEAP_NODE_MINORS);
+	unregister_chrdev_region(ion_heap_node_devt, ION_HEAP_NODE_ALL_MINORS);
 }

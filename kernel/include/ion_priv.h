@@ -68,6 +68,14 @@ struct ion_stats {
 #define ION_HEAP_NODE_UNCACHED	1
 #define ION_HEAP_NODES		2
 
+/*
+ * Minors of the ion_dma_heap major: two per heap id for the ion-* nodes,
+ * then one per mainline name ion may offer (ion_heap_aliases.c).
+ */
+#define ION_HEAP_NODE_MINORS	(ION_NUM_HEAP_IDS * ION_HEAP_NODES)
+#define ION_HEAP_ALIAS_MINORS	8
+#define ION_HEAP_NODE_ALL_MINORS (ION_HEAP_NODE_MINORS + ION_HEAP_ALIAS_MINORS)
+
 /**
  * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
  * @stats:   the heap's accounting, under &ion_device.stats_lock
@@ -391,6 +399,15 @@ int ion_heap_nodes_init(void);
 void ion_heap_nodes_exit(void);
 int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap);
 void ion_heap_nodes_remove(struct ion_device *dev, struct ion_heap *heap);
+struct ion_heap_node *ion_heap_node_create(struct ion_heap *heap,
+					   const char *name,
+					   unsigned int which,
+					   unsigned int minor);
+void ion_heap_node_destroy(struct ion_heap_node *node);
+
+/* ion_heap_aliases.c */
+void ion_heap_aliases_add(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_aliases_remove(struct ion_device *dev, struct ion_heap *heap);
 
 /* ion_debugfs.c */
 void ion_debugfs_init(struct ion_device *dev);

@@ -11,6 +11,12 @@
  * skipped and the ion nodes' own cases still run); the client's lifetime;
  * and a clean unload that takes the nodes away, leaves every other
  * dma-heap node in place, and a reload that brings them back.
+ *
+ * "Mainline's system" is /dev/dma_heap/system only where the kernel's own
+ * heap class has it (/sys/class/dma_heap/system); elsewhere that name may
+ * be ion's own alias (core_heap_aliases).  core_heap_aliases includes this
+ * file with CORE_HEAP_NODES_CASES defined to run the same cases on the
+ * aliases: everything up to node_cases() is shared.
  */
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -21,6 +27,8 @@
 
 #define DH_DIR		"/dev/dma_heap"
 #define DH_MAINLINE	DH_DIR "/system"
+#define DH_MAINLINE_SYS	"/sys/class/dma_heap/system"
+#define DH_ION_CLASS	"/sys/class/ion_dma_heap"
 
 /* The node names the issue gives, per heap. */
 static const struct {
@@ -63,15 +71,6 @@ static int dh_alloc(int hfd, uint64_t len, uint32_t fd_flags)
 static off_t buf_size(int fd)
 {
 	return lseek(fd, 0, SEEK_END);
-}
-
-static int client_file_exists(const char *name)
-{
-	char path[160];
-	struct stat st;
-
-	snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s", name);
-	return !stat(path, &st);
 }
 
 static long long summary_num(const char *key)
@@ -392,6 +391,27 @@ static void node_cases(const char *heap, const char *base, int cached,
 	close(hfd);
 }
 
+#ifndef CORE_HEAP_NODES_CASES
+
+/* mainline's /dev/dma_heap/system, or -errno: not ion's alias. */
+static int open_mainline(void)
+{
+	struct stat st;
+
+	if (stat(DH_MAINLINE_SYS, &st))
+		return -ENOENT;
+	return dh_open("system");
+}
+
+static int client_file_exists(const char *name)
+{
+	char path[160];
+	struct stat st;
+
+	snprintf(path, sizeof(path), IT_DEBUGFS "/clients/%s", name);
+	return !stat(path, &st);
+}
+
 /* The client: created by a node open, held by it, gone with the last. */
 static void client_cases(const char *node)
 {
@@ -441,9 +461,19 @@ static int wait_path(const char *path, int present)
 	return (stat(path, &st) == 0) == present;
 }
 
+/* Is @name one of ion's nodes (an ion-* node or an alias)? */
+static int ion_node(const char *name)
+{
+	char path[160];
+	struct stat st;
+
+	snprintf(path, sizeof(path), DH_ION_CLASS "/%s", name);
+	return !strncmp(name, "ion-", 4) || !stat(path, &st);
+}
+
 /*
- * The non-ion entries of /dev/dma_heap, space-separated in name order, in
- * @buf ("" when there are none or no directory).
+ * The entries of /dev/dma_heap that are not ion's, space-separated in
+ * name order, in @buf ("" when there are none or no directory).
  */
 static const char *list_other_nodes(char *buf, size_t size)
 {
@@ -456,7 +486,7 @@ static const char *list_other_nodes(char *buf, size_t size)
 	for (i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
 
-		if (name[0] != '.' && strncmp(name, "ion-", 4) && used < size)
+		if (name[0] != '.' && !ion_node(name) && used < size)
 			used += snprintf(buf + used, size - used, "%s%s",
 					 used ? " " : "", name);
 		free(ents[i]);
@@ -469,7 +499,7 @@ static const char *list_other_nodes(char *buf, size_t size)
 static void unload_cases(void)
 {
 	int hfd = dh_open("ion-system"), ret;
-	int others = access(DH_MAINLINE, F_OK) ? -1 : 0;
+	int others = access(DH_MAINLINE_SYS, F_OK) ? -1 : 0;
 	char before[256], after[256];
 
 	list_other_nodes(before, sizeof(before));
@@ -538,10 +568,10 @@ int main(void)
 	       "two ion-* nodes per registered heap, no others");
 	client_cases("ion-system");
 
-	mfd = open(DH_MAINLINE, O_RDONLY | O_CLOEXEC);
+	mfd = open_mainline();
 	if (mfd < 0) {
-		tap_diag("no %s (%s): ion's nodes are the only dma-heaps here",
-			 DH_MAINLINE, strerror(errno));
+		tap_diag("no mainline %s (%s): ion's nodes are the only dma-heaps here",
+			 DH_MAINLINE, strerror(-mfd));
 		tap_skip("mainline system: ALLOC, fd flags, mmap, sync, zero",
 			 "no " DH_MAINLINE " (CONFIG_DMABUF_HEAPS off)");
 	} else {
@@ -564,3 +594,5 @@ int main(void)
 	unload_cases();
 	return tap_exit();
 }
+
+#endif /* CORE_HEAP_NODES_CASES */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Who may allocate (Documentation/ion.rst, "Who may allocate"): /dev/ion
- * and every /dev/dma_heap/ion-* node are 0600 root, so an ordinary user is
- * refused (EACCES); udev/60-ion.rules, which make install ships, covers
+ * and every dma-heap node of ion's (the ion-* nodes and the mainline-named
+ * aliases: every entry of /sys/class/ion_dma_heap) are 0600 root, so an
+ * ordinary user is refused (EACCES); udev/60-ion.rules, which make install ships, covers
  * every node, and once a node has the group and mode its rule sets, a
  * member of that group may open it and allocate while other users are
  * still refused.  The guest has no udev: the test applies the rules'
@@ -18,6 +19,7 @@
 
 #define RULES		"/etc/udev/rules.d/60-ion.rules"
 #define DH_DIR		"/dev/dma_heap"
+#define DH_CLASS	"/sys/class/ion_dma_heap"
 #define USER		65534
 #define MAX_NODES	32
 
@@ -38,15 +40,16 @@ static void add_node(const char *path)
 			 path);
 }
 
+/* /dev/ion and ion's dma-heap nodes: mainline's are not in its class. */
 static void find_nodes(void)
 {
 	struct dirent *e;
-	DIR *d = opendir(DH_DIR);
+	DIR *d = opendir(DH_CLASS);
 	char path[300];
 
 	add_node(IT_DEV);
 	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, "ion-", 4))
+		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), DH_DIR "/%s", e->d_name);
 		add_node(path);
