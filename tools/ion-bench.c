@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -1039,8 +1040,11 @@ static int add_dma_heap(const char *node, void *data)
 	int ours = !strncmp(node, "ion-", 4), err, n;
 	char name[300], heap[64];
 	struct impl *im;
+	struct stat st;
 
-	if (strcmp(node, "system") && !ours)
+	/* "system" is mainline's only where its class has it (ion's alias else). */
+	if (!ours && (strcmp(node, "system") ||
+		      stat("/sys/class/dma_heap/system", &st)))
 		return 0;
 	snprintf(name, sizeof(name), ours ? "%s-dmaheap" : "dma_heap-%s", node);
 	if (!selected(only_impls, name))

@@ -4,9 +4,10 @@
  * batches"): with 100 000 buffers live, one process reads heaps/system
  * over and over while another allocates and frees 4 KiB buffers through
  * /dev/dma_heap/ion-system, whose path takes the heap's list lock that the
- * view walks.  Blocks with a reader and blocks with no reader process at
- * all alternate (a reader is forked for each loaded block and reaped after
- * it), so both sides of the ratio come from the same minutes of the run;
+ * view walks.  Blocks with a reader and blocks with a process that only
+ * spins in user space alternate (each is forked for its block and reaped
+ * after it), so both sides of the ratio have the other CPU equally busy
+ * and come from the same minutes of the run;
  * the allocation latency's 99th percentile with the reader running must
  * stay within 2x of the one without.  The views must also be whole: each
  * of our 100 000 buffers and handles listed exactly once, in id order.
@@ -30,6 +31,7 @@ struct reader_stats {
 };
 
 static char heap_path[256], client_path[256];
+static volatile unsigned long spin;
 
 /* Rows of a view whose column @col (0-based) equals @want; ascending @key. */
 static long count_rows(const char *text, int col, const char *want,
@@ -197,18 +199,22 @@ int main(void)
 				 &base[b / 2 * PER_BLOCK];
 		long long before = st->bytes;
 
-		if (!(b & 1)) {
-			err = time_block(hfd, out);
-			continue;
-		}
+		/*
+		 * The other side of each pair runs a process that only spins
+		 * in user space: both sides then have the other CPU busy, and
+		 * only the reads of debugfs differ.
+		 */
 		pid = fork();
 		if (pid == 0) {
-			reader(st);
-			_exit(0);
+			if (b & 1)
+				reader(st);
+			for (;;)
+				spin++;
 		}
 		usleep(50000);	/* the reader is well into a pass */
 		err = time_block(hfd, out);
-		bytes_loaded += st->bytes - before;
+		if (b & 1)
+			bytes_loaded += st->bytes - before;
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);	/* out of the kernel for good */
 	}

@@ -358,7 +358,8 @@ int main(int argc, char **argv)
 		return 1;
 	totalram = (unsigned long long)si.totalram * si.mem_unit;
 	fz_nodes_load(&nodes);
-	have_system_dma_heap = !stat("/dev/dma_heap/system", &st);
+	/* Mainline's own heap: on arm64 /dev/dma_heap/system is ion's. */
+	have_system_dma_heap = !stat("/sys/class/dma_heap/system", &st);
 	tap_diag("%u heaps (mask %#x), %d dma-heap nodes%s", hs.cnt, heap_mask,
 		 nodes.cnt, have_system_dma_heap ?
 		 ", /dev/dma_heap/system for foreign dma-bufs" : "");
