@@ -10,6 +10,7 @@
  * one cgroup, or pooled by the root cgroup, never makes another cgroup
  * pay or go free; memcg_charge=N turns charging off.
  */
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #define CG_TOP		CG_ROOT "/ion-test"
 #define CG_A		CG_TOP "/a"
 #define CG_B		CG_TOP "/b"
+#define CG_SINK		CG_ROOT "/ion-sink"	/* outside CG_TOP */
 #define PARAM		"/sys/module/ion/parameters/memcg_charge"
 #define MIB		(1024LL * 1024)
 #define SLACK		(64 * 1024LL)	/* "a few pages" */
@@ -177,8 +179,9 @@ static int setup(void)
 	rmdir(CG_A);
 	rmdir(CG_B);
 	rmdir(CG_TOP);
+	rmdir(CG_SINK);
 	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory") ||
-	    mkdir(CG_TOP, 0755) ||
+	    mkdir(CG_TOP, 0755) || mkdir(CG_SINK, 0755) ||
 	    write_file(CG_TOP "/cgroup.subtree_control", "+memory") ||
 	    mkdir(CG_A, 0755) || mkdir(CG_B, 0755) ||
 	    write_file(CG_A "/memory.max", "32M"))
@@ -187,18 +190,46 @@ static int setup(void)
 }
 
 /*
- * memory.reclaim as much as @cg holds, then its memory.current.  Writing
- * memory.max again (same value) first drains the per-CPU charge batches
- * the kernel keeps for every cgroup, which are not ion's.
+ * The kernel keeps a per-CPU batch of pages precharged to the last cgroup
+ * that charged on that CPU (memory.current counts it, memory.stat does
+ * not); a charge from another cgroup on that CPU gives it back.  So, on
+ * every CPU, a task of the sink cgroup (outside ours) allocates and frees
+ * 4 KiB: afterwards no cgroup of ours holds a batch.
  */
+static void evict_batches(void)
+{
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char pid[16];
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			cpu_set_t set;
+			int ion, fd;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			snprintf(pid, sizeof(pid), "%d", (int)getpid());
+			if (write_file(CG_SINK "/cgroup.procs", pid) ||
+			    sched_setaffinity(0, sizeof(set), &set))
+				_exit(1);
+			ion = it_open();
+			fd = ion < 0 ? -1 :
+			     it_alloc_fd(ion, 4096, ION_HEAP_SYSTEM_MASK, 0);
+			_exit(fd < 0);
+		}
+		if (p > 0)
+			waitpid(p, NULL, 0);
+	}
+}
+
+/* memory.reclaim as much as @cg holds, then its memory.current. */
 static long long reclaim_once(const char *cg)
 {
-	char path[160], *max = NULL;
+	char path[160];
 
-	snprintf(path, sizeof(path), "%s/memory.max", cg);
-	if (it_read_file(path, &max) > 0)
-		write_file(path, max);
-	free(max);
+	evict_batches();
 	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
 	write_file(path, "256M");	/* EAGAIN when less is there: fine */
 	return current_of(cg);
@@ -268,6 +299,11 @@ static void test_limit(struct member *a, unsigned int sys)
 	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK &&
 	       reclaimed_to(CG_TOP, t0) <= t0 + SLACK,
 	       "and no charge is left behind, in the cgroup or its parent");
+	tap_diag("memory.stat: kernel %lld, slab %lld, percpu %lld, anon %lld",
+		 cg_num(CG_A, "memory.stat", "kernel"),
+		 cg_num(CG_A, "memory.stat", "slab"),
+		 cg_num(CG_A, "memory.stat", "percpu"),
+		 cg_num(CG_A, "memory.stat", "anon"));
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld)",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
 }
@@ -359,6 +395,7 @@ int main(void)
 	rmdir(CG_A);
 	rmdir(CG_B);
 	rmdir(CG_TOP);
+	rmdir(CG_SINK);
 	close(ion);
 	return tap_exit();
 }
