@@ -13,7 +13,7 @@
 #include <linux/xarray.h>
 #include <uapi/linux/dma-buf.h>
 
-#include "ion_priv.h"
+#include "ion_debugfs_priv.h"
 
 /**
  * DOC: debugfs
@@ -50,100 +50,23 @@ static int ion_summary_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ion_summary);
 
-/* The DMA_BUF_SET_NAME name of @dmabuf as one field: no blanks, or "-". */
-static void ion_debugfs_buffer_name(struct dma_buf *dmabuf, char *name,
-				    size_t len)
-{
-	char *p;
-
-	name[0] = '\0';
-	spin_lock(&dmabuf->name_lock);
-	if (dmabuf->name)
-		strscpy(name, dmabuf->name, len);
-	spin_unlock(&dmabuf->name_lock);
-
-	for (p = name; *p; p++) {
-		if (!isgraph(*p))
-			*p = '_';
-	}
-	if (!name[0])
-		strscpy(name, "-", len);
-}
-
 /**
  * DOC: debugfs batches
  *
- * The two long views, a heap's buffers and a client's handles, walk an
- * xarray whose lock the allocation path takes too (&ion_heap_core.buffers,
- * &ion_client.handles).  A reader takes that lock only to copy the fields
- * of at most %ION_DEBUGFS_BATCH entries into its own buffer; it formats
- * them after dropping the lock, then finds its place again by index
- * (buffer id, handle id).  With 100 000 live buffers an allocation thus
+ * The two long views, a heap's buffers and a client's handles, walk a
+ * list or an xarray whose lock the allocation path takes too
+ * (&ion_heap_core.buffers, &ion_client.handles).  A reader takes that lock
+ * only to copy the fields of at most %ION_DEBUGFS_BATCH entries into its
+ * own buffer; it formats them after dropping the lock, then finds its
+ * place again: by its cursor in the heap's list, by handle id in the
+ * client's xarray.  With 100 000 live buffers an allocation thus
  * waits for one batch of copies at most, never for the walk or for the
  * formatting, and a view taken while buffers come and go shows each entry
- * that lived across the read once, in index order.  The seq_file position
- * is the index a batch's search starts from plus one (0 is the header),
- * so a reader that stops between read() calls resumes where it was.
+ * that lived across the read once, in list or index order.  For the
+ * client's view the seq_file position is the index a batch's search
+ * starts from plus one (0 is the header), so a reader that stops between
+ * read() calls resumes where it was.
  */
-#define ION_DEBUGFS_BATCH	16
-
-/* A heap's buffer, as heaps/<name> shows it. */
-struct ion_debugfs_buffer {
-	u64 id;
-	unsigned long ino;
-	size_t size;
-	unsigned long flags;
-	int handles;
-	unsigned int attachments;
-	char owner[ION_CLIENT_NAME_LEN];
-	char name[DMA_BUF_NAME_LEN];
-};
-
-/* A client's handle, as clients/<name> shows it. */
-struct ion_debugfs_handle {
-	int id;
-	unsigned int refcount;
-	u64 buffer;
-	unsigned long ino;
-	size_t size;
-	char heap[ION_MAX_HEAP_NAME];
-};
-
-union ion_debugfs_rec {
-	struct ion_debugfs_buffer buffer;
-	struct ion_debugfs_handle handle;
-};
-
-/**
- * struct ion_debugfs_view - what a long view shows
- * @header: prints the view's head (counters, column names)
- * @copy:   copies an entry of the xarray into a record, under its lock
- * @show:   prints one record
- */
-struct ion_debugfs_view {
-	void (*header)(struct seq_file *s, void *obj);
-	void (*copy)(union ion_debugfs_rec *rec, void *entry);
-	void (*show)(struct seq_file *s, const union ion_debugfs_rec *rec);
-};
-
-/**
- * struct ion_debugfs_iter - a reader of a long view
- * @obj:   the heap or client the file shows
- * @xa:	   the xarray walked
- * @view:  what it shows
- * @next:  index of the entry after the batch in @recs
- * @n:	   records in @recs
- * @recs:  the batch, copied under @xa's lock and shown after it
- */
-struct ion_debugfs_iter {
-	void *obj;
-	struct xarray *xa;
-	const struct ion_debugfs_view *view;
-	unsigned long next;
-	unsigned int n;
-	union ion_debugfs_rec recs[ION_DEBUGFS_BATCH];
-};
-
 /* Copy the batch of entries from index @pos - 1 on; NULL when none. */
 static void *ion_debugfs_batch(struct ion_debugfs_iter *it, loff_t pos)
 {
@@ -186,24 +109,6 @@ static void *ion_debugfs_next(struct seq_file *s, void *v, loff_t *pos)
 	return *pos == LLONG_MAX ? NULL : ion_debugfs_batch(it, *pos);
 }
 
-static void ion_debugfs_stop(struct seq_file *s, void *v)
-{
-}
-
-static int ion_debugfs_show(struct seq_file *s, void *v)
-{
-	struct ion_debugfs_iter *it = s->private;
-	unsigned int i;
-
-	if (v == SEQ_START_TOKEN) {
-		it->view->header(s, it->obj);
-		return 0;
-	}
-	for (i = 0; i < it->n; i++)
-		it->view->show(s, &it->recs[i]);
-	return 0;
-}
-
 static const struct seq_operations ion_debugfs_sops = {
 	.start = ion_debugfs_start,
 	.next = ion_debugfs_next,
@@ -235,68 +140,6 @@ static const struct file_operations name##_fops = {			\
 	.llseek = seq_lseek,						\
 	.release = seq_release_private,					\
 }
-
-static void ion_heap_show_header(struct seq_file *s, void *obj)
-{
-	struct ion_heap *heap = obj;
-	struct ion_stats st;
-
-	ion_stats_read(&ion_dev, heap, &st);
-	seq_printf(s, "name: %s\n", heap->name);
-	seq_printf(s, "type: %u\n", heap->type);
-	seq_printf(s, "id: %u\n", heap->id);
-	seq_printf(s, "buffers: %llu\n", st.buffers);
-	seq_printf(s, "bytes: %llu\n", st.bytes);
-	seq_printf(s, "peak_bytes: %llu\n", st.peak_bytes);
-	seq_printf(s, "allocs: %llu\n", st.allocs);
-	seq_printf(s, "alloc_failures: %llu\n", st.alloc_failures);
-	seq_printf(s, "quota_refusals: %llu\n", st.quota_refusals);
-	if (heap->ops->debug_show)
-		heap->ops->debug_show(heap, s);
-	seq_putc(s, '\n');
-	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\n");
-}
-
-/* Under the heap's buffers lock, which keeps @entry from being released. */
-static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
-{
-	struct ion_debugfs_buffer *r = &rec->buffer;
-	struct ion_core_buffer *buffer = entry;
-
-	r->id = buffer->id;
-	r->ino = buffer->ino;
-	r->size = buffer->base.size;
-	r->flags = buffer->base.flags;
-	r->handles = atomic_read(&buffer->handle_count);
-	r->attachments = READ_ONCE(buffer->attach_count);
-	strscpy(r->owner, buffer->owner->name, sizeof(r->owner));
-	ion_debugfs_buffer_name(buffer->dmabuf, r->name, sizeof(r->name));
-}
-
-static void ion_heap_show(struct seq_file *s, const union ion_debugfs_rec *rec)
-{
-	const struct ion_debugfs_buffer *r = &rec->buffer;
-
-	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\n", r->id,
-		   r->ino, r->size, r->flags, r->owner, r->handles,
-		   r->attachments, r->name);
-}
-
-static const struct ion_debugfs_view ion_heap_view = {
-	.header = ion_heap_show_header,
-	.copy = ion_heap_copy,
-	.show = ion_heap_show,
-};
-
-static int ion_heap_open(struct inode *inode, struct file *file)
-{
-	struct ion_heap *heap = inode->i_private;
-
-	return ion_debugfs_open_iter(file, &ion_heap_view, heap,
-				     &heap->core->buffers);
-}
-
-ION_DEBUGFS_VIEW_FOPS(ion_heap);
 
 static void ion_client_show_header(struct seq_file *s, void *obj)
 {

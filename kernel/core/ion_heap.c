@@ -79,8 +79,7 @@ static bool ion_heap_busy(struct ion_device *dev, struct ion_heap *heap)
 
 static void ion_heap_core_free(struct ion_heap_core *core)
 {
-	WARN_ON_ONCE(!xa_empty(&core->buffers));
-	xa_destroy(&core->buffers);
+	WARN_ON_ONCE(!list_empty(&core->buffers));
 	ion_quota_heap_exit(core);
 	kfree(core);
 }
@@ -98,6 +97,25 @@ static void ion_heap_core_free(struct ion_heap_core *core)
 void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap)
 {
 	lockdep_assert_held_read(&dev->heap_lock);
+	spin_lock(&dev->stats_lock);
+	heap->core->backed++;
+	spin_unlock(&dev->stats_lock);
+}
+
+/**
+ * ion_heap_core_hold() - a debugfs reader of @heap opens its file
+ * @dev:  the device
+ * @heap: a registered heap
+ *
+ * As ion_heap_core_get(), for the reader's cursor in the heap's buffer
+ * list: the core's state stays until the file is released
+ * (ion_heap_core_put()).
+ *
+ * Context: Opening the heap's debugfs file, which keeps the heap
+ * registered meanwhile (its removal waits for the open).
+ */
+void ion_heap_core_hold(struct ion_device *dev, struct ion_heap *heap)
+{
 	spin_lock(&dev->stats_lock);
 	heap->core->backed++;
 	spin_unlock(&dev->stats_lock);
@@ -162,7 +180,8 @@ int ion_device_add_heap(struct ion_heap *heap)
 	core = kzalloc(sizeof(*core), GFP_KERNEL);
 	if (!core)
 		return -ENOMEM;
-	xa_init(&core->buffers);
+	spin_lock_init(&core->lock);
+	INIT_LIST_HEAD(&core->buffers);
 	xa_init(&core->uids);
 
 	percpu_down_write(&dev->heap_lock);

@@ -79,11 +79,12 @@ struct ion_stats {
 /**
  * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
  * @stats:   the heap's accounting, under &ion_device.stats_lock
- * @buffers: live buffers from this heap by buffer id; its xa_lock
- *	     protects it, and a buffer is erased from it (under that lock)
+ * @lock:    protects @buffers; a buffer leaves it (under the lock)
  *	     before it is freed, so a debugfs reader holding the lock may
  *	     look at the buffers it finds.  Readers hold it for a bounded
  *	     batch of entries only (ion_debugfs.c)
+ * @buffers: live buffers from this heap (&ion_core_buffer.heap_node), in
+ *	     the order they went live, and the cursors of debugfs readers
  * @uids:    bytes of live buffers per user (uid -> struct ion_quota_uid),
  *	     counters under &ion_device.stats_lock (ion_quota.c)
  * @debugfs: the heap's file in heaps/
@@ -100,7 +101,8 @@ struct ion_stats {
  */
 struct ion_heap_core {
 	struct ion_stats stats;
-	struct xarray buffers;
+	spinlock_t lock;		/* @buffers */
+	struct list_head buffers;
 	struct xarray uids;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
@@ -168,6 +170,7 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  *		  backing as CPU pages
  * @dev:	  the device
  * @id:		  global buffer id, shown in debugfs
+ * @heap_node:	  entry in &ion_heap_core.buffers, under its lock
  * @dmabuf:	  the one dma-buf of this buffer
  * @ino:	  inode number of the dma-buf's file, shown in debugfs
  * @owner:	  name of the client that allocated it (a reference: the
@@ -197,6 +200,7 @@ struct ion_core_buffer {
 	struct ion_buffer base;
 	struct ion_device *dev;
 	u64 id;
+	struct list_head heap_node;
 	struct dma_buf *dmabuf;
 	unsigned long ino;
 	struct ion_owner *owner;
@@ -367,6 +371,7 @@ void ion_quota_debugfs_init(struct ion_device *dev);
 /* ion_heap.c */
 void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);
 void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_core_hold(struct ion_device *dev, struct ion_heap *heap);
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt);
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
