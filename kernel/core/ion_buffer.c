@@ -76,10 +76,8 @@ static void ion_charge(struct ion_core_buffer *buffer)
 	spin_lock(&dev->stats_lock);
 	ion_stats_add(&core->stats, buffer->base.size);
 	ion_stats_add(&dev->stats, buffer->base.size);
-	spin_unlock(&dev->stats_lock);
-	spin_lock(&core->lock);
 	list_add_tail(&buffer->heap_node, &core->buffers);
-	spin_unlock(&core->lock);
+	spin_unlock(&dev->stats_lock);
 }
 
 /* Unlisted first: debugfs may look at a listed buffer under the lock. */
@@ -88,10 +86,8 @@ static void ion_uncharge(struct ion_core_buffer *buffer)
 	struct ion_device *dev = buffer->dev;
 	struct ion_heap_core *core = buffer->base.heap->core;
 
-	spin_lock(&core->lock);
-	list_del(&buffer->heap_node);
-	spin_unlock(&core->lock);
 	spin_lock(&dev->stats_lock);
+	list_del(&buffer->heap_node);
 	ion_stats_sub(&core->stats, buffer->base.size);
 	ion_stats_sub(&dev->stats, buffer->base.size);
 	spin_unlock(&dev->stats_lock);

@@ -55,7 +55,8 @@ DEFINE_SHOW_ATTRIBUTE(ion_summary);
  *
  * The two long views, a heap's buffers and a client's handles, walk a
  * list or an xarray whose lock the allocation path takes too
- * (&ion_heap_core.buffers, &ion_client.handles).  A reader takes that lock
+ * (&ion_heap_core.buffers under &ion_device.stats_lock,
+ * &ion_client.handles).  A reader takes that lock
  * only to copy the fields of at most %ION_DEBUGFS_BATCH entries into its
  * own buffer; it formats them after dropping the lock, then finds its
  * place again: by its cursor in the heap's list, by handle id in the

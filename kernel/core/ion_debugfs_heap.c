@@ -53,7 +53,7 @@ static void ion_heap_show_header(struct seq_file *s, void *obj)
 	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\n");
 }
 
-/* Under the heap's list lock, which keeps @entry from being released. */
+/* Under &ion_device.stats_lock, which keeps @entry from being released. */
 static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
 {
 	struct ion_debugfs_buffer *r = &rec->buffer;
@@ -99,7 +99,7 @@ static void ion_heap_batch(struct ion_debugfs_iter *it, bool restart)
 	struct ion_core_buffer *b;
 
 	it->n = 0;
-	spin_lock(&core->lock);
+	spin_lock(&ion_dev.stats_lock);
 	if (restart || list_empty(cursor))
 		list_move(cursor, &core->buffers);
 	for (pos = cursor->next; pos != &core->buffers &&
@@ -109,7 +109,7 @@ static void ion_heap_batch(struct ion_debugfs_iter *it, bool restart)
 			ion_heap_copy(&it->recs[it->n++], b);
 	}
 	list_move_tail(cursor, pos);
-	spin_unlock(&core->lock);
+	spin_unlock(&ion_dev.stats_lock);
 }
 
 static void *ion_heap_start(struct seq_file *s, loff_t *pos)
@@ -174,9 +174,9 @@ static int ion_heap_release(struct inode *inode, struct file *file)
 	struct ion_debugfs_iter *it = s->private;
 	struct ion_heap *heap = it->obj;
 
-	spin_lock(&heap->core->lock);
+	spin_lock(&ion_dev.stats_lock);
 	list_del(&it->cursor->heap_node);
-	spin_unlock(&heap->core->lock);
+	spin_unlock(&ion_dev.stats_lock);
 	kfree(it->cursor);
 	ion_heap_core_put(&ion_dev, heap);
 	if (heap->owner)

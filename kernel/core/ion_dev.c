@@ -30,20 +30,17 @@
  *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,
  *   which also creates and removes the nodes' devices under it.  Taken
  *   with no other core lock held.
- * - &ion_device.stats_lock (spinlock): all accounting.  Innermost; never
- *   held across anything that sleeps.
+ * - &ion_device.stats_lock (spinlock): all accounting and every heap's
+ *   buffer list.  Innermost; never held across anything that sleeps.
  *
- * - the xa_lock of &ion_heap_core.buffers (spinlock): a heap's live
- *   buffers by id; taken alone, by the buffer's creation and release and
- *   by debugfs.
  * - the xa_lock of &ion_client.handles (spinlock), inside
  *   &ion_client.lock: stores and erases in the handle table together with
  *   the client's accounting, so that debugfs sees them consistent.
  *
  * debugfs takes only spinlocks, and each for a bounded time:
- * &ion_device.stats_lock to copy counters, and the xarray lock of the
- * view it walks for one batch of entries (ion_debugfs.c, "debugfs
- * batches").  It never holds a lock while anything allocates, frees or
+ * &ion_device.stats_lock to copy counters or one batch of a heap's
+ * buffers, and a client's handle table lock for one batch of its handles
+ * (ion_debugfs.c, "debugfs batches").  It never holds a lock while anything allocates, frees or
  * maps memory, so reading debugfs never waits for an allocation and
  * delays one by one batch at most.  The one exception is the quota file
  * (ion_quota.c), which reads under &ion_device.heap_lock (read) and then

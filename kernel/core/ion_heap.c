@@ -180,7 +180,6 @@ int ion_device_add_heap(struct ion_heap *heap)
 	core = kzalloc(sizeof(*core), GFP_KERNEL);
 	if (!core)
 		return -ENOMEM;
-	spin_lock_init(&core->lock);
 	INIT_LIST_HEAD(&core->buffers);
 	xa_init(&core->uids);
 

@@ -79,12 +79,12 @@ struct ion_stats {
 /**
  * struct ion_heap_core - the core's per-heap state (&ion_heap.core)
  * @stats:   the heap's accounting, under &ion_device.stats_lock
- * @lock:    protects @buffers; a buffer leaves it (under the lock)
- *	     before it is freed, so a debugfs reader holding the lock may
- *	     look at the buffers it finds.  Readers hold it for a bounded
- *	     batch of entries only (ion_debugfs.c)
  * @buffers: live buffers from this heap (&ion_core_buffer.heap_node), in
- *	     the order they went live, and the cursors of debugfs readers
+ *	     the order they went live, and the cursors of debugfs readers;
+ *	     under &ion_device.stats_lock, taken with the counters anyway.
+ *	     A buffer leaves it before it is freed, so a debugfs reader
+ *	     holding the lock may look at the buffers it finds; readers hold
+ *	     it for a bounded batch of entries only (ion_debugfs_heap.c)
  * @uids:    bytes of live buffers per user (uid -> struct ion_quota_uid),
  *	     counters under &ion_device.stats_lock (ion_quota.c)
  * @debugfs: the heap's file in heaps/
@@ -101,7 +101,6 @@ struct ion_stats {
  */
 struct ion_heap_core {
 	struct ion_stats stats;
-	spinlock_t lock;		/* @buffers */
 	struct list_head buffers;
 	struct xarray uids;
 	struct dentry *debugfs;
@@ -125,8 +124,9 @@ struct ion_heap_core {
  *		  last reference of a client is dropped under it
  * @clients:	  every live client, user and kernel
  * @client_count: entries in @clients
- * @stats_lock:	  protects @stats and every heap's &ion_heap_core.stats; a
- *		  spinlock that is never held across anything that sleeps
+ * @stats_lock:	  protects @stats and every heap's &ion_heap_core.stats
+ *		  and buffer list; a spinlock that is never held across
+ *		  anything that sleeps
  * @stats:	  totals over all heaps
  * @next_buffer_id: last buffer id handed out
  * @debug_root:	  /sys/kernel/debug/ion
@@ -144,7 +144,7 @@ struct ion_device {
 	struct list_head clients;
 	unsigned int client_count;
 
-	spinlock_t stats_lock;		/* all accounting */
+	spinlock_t stats_lock;		/* accounting, heap buffer lists */
 	struct ion_stats stats;
 	atomic64_t next_buffer_id;
 
@@ -170,7 +170,8 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  *		  backing as CPU pages
  * @dev:	  the device
  * @id:		  global buffer id, shown in debugfs
- * @heap_node:	  entry in &ion_heap_core.buffers, under its lock
+ * @heap_node:	  entry in &ion_heap_core.buffers, under
+ *		  &ion_device.stats_lock
  * @dmabuf:	  the one dma-buf of this buffer
  * @ino:	  inode number of the dma-buf's file, shown in debugfs
  * @owner:	  name of the client that allocated it (a reference: the
