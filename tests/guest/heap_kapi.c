@@ -40,15 +40,9 @@ static int run(int ion, int tfd, const struct it_heap *kh, unsigned int flags,
 	size_t i;
 	int buf, ret;
 
-	buf = ht_alloc(ion, LEN, 0, kh->id, flags);
+	buf = ht_alloc_map(ion, LEN, kh->id, flags, &p);
 	if (buf < 0)
 		return buf;
-	p = ht_map(buf, LEN);
-	if (!p) {
-		close(buf);
-		return -ENOMEM;
-	}
-	ht_cpu_begin(buf);
 	for (i = 0; i < LEN; i++)
 		p[i] = (unsigned char)(seed + i);
 	ht_cpu_end(buf);

@@ -15,15 +15,9 @@ static int fill_and_free(int ion, const struct it_heap *kh, unsigned int flags,
 	unsigned char *p;
 	int buf;
 
-	buf = ht_alloc(ion, LEN, 0, kh->id, flags);
+	buf = ht_alloc_map(ion, LEN, kh->id, flags, &p);
 	if (buf < 0)
 		return buf;
-	p = ht_map(buf, LEN);
-	if (!p) {
-		close(buf);
-		return -ENOMEM;
-	}
-	ht_cpu_begin(buf);
 	*first_bad = it_check_zero(p, LEN);
 	it_fill(p, LEN, seed);
 	ht_cpu_end(buf);

@@ -27,39 +27,14 @@ struct pl_msg {
 
 static int pl_send(int sock, int fd, const struct pl_msg *m)
 {
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &mh, 0) == (ssize_t)sizeof(*m) ? 0 : -errno;
+	return it_send_fd(sock, fd, m, sizeof(*m), 0);
 }
 
 static int pl_recv(int sock, struct pl_msg *m)
 {
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *c;
-	int fd;
+	int fd = it_recv_fd(sock, m, sizeof(*m), 0);
 
-	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*m))
-		return -EPROTO;
-	c = CMSG_FIRSTHDR(&mh);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
+	return fd == -EIO ? -EPROTO : fd;
 }
 
 /* Capture one frame into a fresh system heap buffer; its fd or -errno. */

@@ -16,48 +16,14 @@ static unsigned int seed;
 
 static int send_fd(int sock, int fd)
 {
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	memset(&u, 0, sizeof(u));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+	return it_send_fd(sock, fd, "f", 1, 0);
 }
 
 static int recv_fd(int sock)
 {
 	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	int fd;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -EIO;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
+	return it_recv_fd(sock, &byte, 1, 0);
 }
 
 static int sync_byte(int sock, char *c)

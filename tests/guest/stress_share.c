@@ -132,48 +132,19 @@ static void buf_free(int ion, struct buf *b)
 static int send_buf(const struct buf *b)
 {
 	uint64_t msg[2] = { b->seed, b->size };
-	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) };
-	union {
-		struct cmsghdr h;
-		char c[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.c, .msg_controllen = sizeof(u.c),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 
-	memset(&u, 0, sizeof(u));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &b->fd, sizeof(int));
-	return sendmsg(ring_out, &m, MSG_DONTWAIT) == sizeof(msg);
+	return !it_send_fd(ring_out, b->fd, msg, sizeof(msg), MSG_DONTWAIT);
 }
 
 /* A buffer another process sent, imported, or 0 when none waits. */
 static int recv_buf(int ion, struct buf *b)
 {
 	uint64_t msg[2];
-	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) };
-	union {
-		struct cmsghdr h;
-		char c[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.c, .msg_controllen = sizeof(u.c),
-	};
-	struct cmsghdr *cm;
 	int fd, ret;
 
-	if (recvmsg(ring_in, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) !=
-	    sizeof(msg))
+	fd = it_recv_fd(ring_in, msg, sizeof(msg), MSG_DONTWAIT);
+	if (fd < 0)
 		return 0;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return 0;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	memset(b, 0, sizeof(*b));
 	b->seed = msg[0];
 	b->size = msg[1];

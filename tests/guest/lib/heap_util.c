@@ -32,6 +32,22 @@ void ht_cpu_begin(int buf)
 	it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
 }
 
+int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
+		 unsigned char **p)
+{
+	int buf = ht_alloc(ion, len, 0, id, flags);
+
+	if (buf < 0)
+		return buf;
+	*p = ht_map(buf, len);
+	if (!*p) {
+		close(buf);
+		return -ENOMEM;
+	}
+	ht_cpu_begin(buf);
+	return buf;
+}
+
 void ht_cpu_end(int buf)
 {
 	it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);

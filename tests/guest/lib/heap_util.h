@@ -38,6 +38,13 @@ void *ht_map(int buf, size_t len);
 
 void ht_cpu_begin(int buf);
 
+/*
+ * ht_alloc() (no alignment), ht_map() and ht_cpu_begin(): the buffer's fd
+ * with its mapping in *@p, or -errno (nothing left open).
+ */
+int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
+		 unsigned char **p);
+
 void ht_cpu_end(int buf);
 
 /* Leave the system as found: ion_test holds ion.ko while loaded. */

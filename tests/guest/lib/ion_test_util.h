@@ -202,6 +202,15 @@ void it_dfs_free(struct it_dfs *d);
 
 int it_read_file(const char *path, char **out);
 
+/*
+ * SCM_RIGHTS (it_scm.c): send @fd with the @len bytes at @data over the
+ * unix socket @sock (0 or -errno); receive an fd (close-on-exec) and
+ * exactly @len bytes into @data (the fd, -EIO for a short message,
+ * -EPROTO for no fd).  @flags go to sendmsg()/recvmsg().
+ */
+int it_send_fd(int sock, int fd, const void *data, size_t len, int flags);
+int it_recv_fd(int sock, void *data, size_t len, int flags);
+
 int it_dfs_load(struct it_dfs *d, const char *path);
 
 const char *it_dfs_get(const struct it_dfs *d, const char *key);
