@@ -132,16 +132,6 @@ static int ion_debugfs_open_iter(struct file *file,
 	return 0;
 }
 
-/* The file operations of a long view whose open is <name>_open. */
-#define ION_DEBUGFS_VIEW_FOPS(name)					\
-static const struct file_operations name##_fops = {			\
-	.owner = THIS_MODULE,						\
-	.open = name##_open,						\
-	.read = seq_read,						\
-	.llseek = seq_lseek,						\
-	.release = seq_release_private,					\
-}
-
 static void ion_client_show_header(struct seq_file *s, void *obj)
 {
 	struct ion_client *client = obj;
@@ -203,7 +193,13 @@ static int ion_client_open(struct inode *inode, struct file *file)
 				     &client->handles);
 }
 
-ION_DEBUGFS_VIEW_FOPS(ion_client);
+static const struct file_operations ion_client_fops = {
+	.owner = THIS_MODULE,
+	.open = ion_client_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
 
 /**
  * ion_debugfs_init() - create /sys/kernel/debug/ion and its summary

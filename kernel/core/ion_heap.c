@@ -85,24 +85,6 @@ static void ion_heap_core_free(struct ion_heap_core *core)
 }
 
 /**
- * ion_heap_core_get() - a buffer is backed by @heap
- * @dev:  the device
- * @heap: a registered heap
- *
- * Keeps the core's state of @heap, which the buffer's accounting uses,
- * until ion_heap_core_put(), even if the heap is removed meanwhile.
- *
- * Context: Under &ion_device.heap_lock held for reading.
- */
-void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap)
-{
-	lockdep_assert_held_read(&dev->heap_lock);
-	spin_lock(&dev->stats_lock);
-	heap->core->backed++;
-	spin_unlock(&dev->stats_lock);
-}
-
-/**
  * ion_heap_core_hold() - a debugfs reader of @heap opens its file
  * @dev:  the device
  * @heap: a registered heap
@@ -119,6 +101,22 @@ void ion_heap_core_hold(struct ion_device *dev, struct ion_heap *heap)
 	spin_lock(&dev->stats_lock);
 	heap->core->backed++;
 	spin_unlock(&dev->stats_lock);
+}
+
+/**
+ * ion_heap_core_get() - a buffer is backed by @heap
+ * @dev:  the device
+ * @heap: a registered heap
+ *
+ * Keeps the core's state of @heap, which the buffer's accounting uses,
+ * until ion_heap_core_put(), even if the heap is removed meanwhile.
+ *
+ * Context: Under &ion_device.heap_lock held for reading.
+ */
+void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap)
+{
+	lockdep_assert_held_read(&dev->heap_lock);
+	ion_heap_core_hold(dev, heap);
 }
 
 /**
