@@ -109,17 +109,6 @@ static void ion_test_kapi_phys(struct ion_test_kapi_run *r,
 	ion_test_kapi_check(arg, ION_TEST_KAPI_PHYS, ok);
 }
 
-static size_t ion_test_kapi_sgt_size(struct sg_table *sgt)
-{
-	struct scatterlist *sg;
-	size_t size = 0;
-	unsigned int i;
-
-	for_each_sgtable_sg(sgt, sg, i)
-		size += sg->length;
-	return size;
-}
-
 /*
  * Another client's table of the same buffer is another table, mapped at
  * the same time; and that client's handle means nothing to @r->client.
@@ -166,7 +155,7 @@ static void ion_test_kapi_sg(struct ion_test_kapi_run *r)
 	ret = dma_map_sgtable(dev, sgt, DMA_BIDIRECTIONAL, 0);
 	ion_test_kapi_check(arg, ION_TEST_KAPI_SG_DMA,
 			    !ret && sgt == ion_sg_table(r->client, r->handle) &&
-			    ion_test_kapi_sgt_size(sgt) == r->dmabuf->size);
+			    ion_test_sgt_size(sgt) == r->dmabuf->size);
 	ion_test_kapi_other(r, sgt, dev);
 	if (!ret) {
 		arg->dma_nents = sgt->nents;

@@ -34,7 +34,8 @@
 #include "ion_test.h"
 #include "ion_test_priv.h"
 
-static size_t ion_test_sgt_size(struct sg_table *sgt)
+/* Bytes described by @sgt. */
+size_t ion_test_sgt_size(struct sg_table *sgt)
 {
 	struct scatterlist *sg;
 	size_t size = 0;
