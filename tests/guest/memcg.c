@@ -25,24 +25,6 @@
 #define PARAM		"/sys/module/ion/parameters/memcg_charge"
 #define MIB		(1024LL * 1024)
 #define SLACK		(64 * 1024LL)	/* "a few pages" */
-#define MAX_BUFS	2048
-
-/* A process in a cgroup allocating on command. */
-struct member {
-	pid_t pid;
-	int cmd, res;
-};
-
-struct reply {
-	int done, err;
-};
-
-struct command {
-	int op;		/* 'a': allocate, 'f': free all, 'r': rounds, 'q' */
-	int count;
-	long long len;
-	unsigned int mask;
-};
 
 static int write_file(const char *path, const char *val)
 {
@@ -81,92 +63,14 @@ static long long current_of(const char *cg)
 	return cg_num(cg, "memory.current", NULL);
 }
 
-static void member_loop(int ion, int cmd, int res)
+/* Worker setup: join the cgroup at the path @arg. */
+static int join(void *arg)
 {
-	static int bufs[MAX_BUFS];
-	struct command c;
-	struct reply r;
-	int n = 0, fd;
-
-	while (read(cmd, &c, sizeof(c)) == sizeof(c) && c.op != 'q') {
-		r.done = 0;
-		r.err = 0;
-		if (c.op == 'f') {
-			while (n)
-				close(bufs[--n]);
-		}
-		for (; c.op == 'a' && r.done < c.count; r.done++) {
-			fd = n < MAX_BUFS ?
-			     it_alloc_fd(ion, c.len, c.mask, 0) : -ENOSPC;
-			if (fd < 0) {
-				r.err = -fd;
-				break;
-			}
-			bufs[n++] = fd;
-		}
-		for (; c.op == 'r' && r.done < c.count; r.done++) {
-			fd = it_alloc_fd(ion, r.done & 1 ? 65536 : 4096,
-					 c.mask, r.done & 2 ? ION_FLAG_CACHED : 0);
-			if (fd < 0) {
-				r.err = -fd;
-				break;
-			}
-			close(fd);
-		}
-		if (write(res, &r, sizeof(r)) != sizeof(r))
-			_exit(1);
-	}
-	_exit(0);
-}
-
-static int member_start(struct member *m, const char *cg)
-{
-	int cmd[2], res[2], ion;
 	char procs[160], pid[16];
 
-	if (pipe(cmd) || pipe(res))
-		return -1;
-	m->pid = fork();
-	if (m->pid < 0)
-		return -1;
-	if (m->pid == 0) {
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		ion = it_open();
-		if (ion < 0 || write_file(procs, pid))
-			_exit(2);
-		close(cmd[1]);
-		close(res[0]);
-		member_loop(ion, cmd[0], res[1]);
-	}
-	close(cmd[0]);
-	close(res[1]);
-	m->cmd = cmd[1];
-	m->res = res[0];
-	return 0;
-}
-
-static struct reply member_do(struct member *m, int op, int count,
-			      long long len, unsigned int mask)
-{
-	struct command c = { op, count, len, mask };
-	struct reply r = { -1, EIO };
-
-	if (write(m->cmd, &c, sizeof(c)) != sizeof(c) ||
-	    read(m->res, &r, sizeof(r)) != sizeof(r))
-		r.err = EIO;
-	return r;
-}
-
-static void member_stop(struct member *m)
-{
-	struct command c = { .op = 'q' };
-
-	if (write(m->cmd, &c, sizeof(c)) != sizeof(c))
-		kill(m->pid, SIGKILL);
-	waitpid(m->pid, NULL, 0);
-	close(m->cmd);
-	close(m->res);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", (const char *)arg);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return write_file(procs, pid);
 }
 
 static int setup(void)
@@ -258,21 +162,21 @@ static long long reclaimed(const char *cg)
 	return reclaim_once(cg);
 }
 
-static void test_limit(struct member *a, unsigned int sys)
+static void test_limit(struct it_worker *a, unsigned int sys)
 {
 	long long a0 = reclaimed(CG_A), t0 = reclaimed(CG_TOP);
 	long long k0 = cg_num(CG_A, "memory.stat", "kernel");
-	struct reply r;
+	struct it_reply r;
 	int fd;
 
-	r = member_do(a, 'a', 16, MIB, sys);
+	r = it_worker_alloc(a, 16, MIB, sys, 0);
 	tap_ok(r.done == 16 && !r.err, "memory.max 32M: 16 MiB of buffers");
 	tap_ok(current_of(CG_A) - a0 >= 16 * MIB,
 	       "memory.current rose by at least 16 MiB");
 	tap_ok(cg_num(CG_A, "memory.stat", "kernel") - k0 >= 16 * MIB,
 	       "memory.stat shows it as kernel memory");
 	tap_diag("memory.current %lld -> %lld", a0, current_of(CG_A));
-	r = member_do(a, 'a', 32, MIB, sys);
+	r = it_worker_alloc(a, 32, MIB, sys, 0);
 	tap_ok(r.done < 32 && r.err == ENOMEM,
 	       "32 MiB more fails with ENOMEM");
 	tap_diag("%d MiB more succeeded, then %s", r.done, strerror(r.err));
@@ -284,17 +188,17 @@ static void test_limit(struct member *a, unsigned int sys)
 	tap_ok(fd >= 0, "a task outside the cgroup allocates 64 MiB meanwhile");
 	if (fd >= 0)
 		close(fd);
-	r = member_do(a, 'f', 0, 0, 0);
-	r = member_do(a, 'a', 24, MIB, sys);
+	r = it_worker_free(a, IT_WORKER_FREE_ALL);
+	r = it_worker_alloc(a, 24, MIB, sys, 0);
 	tap_ok(r.done == 24 && !r.err,
 	       "after the frees, 24 MiB succeeds up to the limit again");
-	member_do(a, 'f', 0, 0, 0);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
 	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK &&
 	       reclaimed_to(CG_TOP, t0) <= t0 + SLACK,
 	       "after memory.reclaim the cgroup and its parent are back");
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld)",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
-	r = member_do(a, 'r', 1000, 0, sys);
+	r = it_worker_rounds(a, 1000, sys);
 	tap_ok(r.done == 1000 && !r.err, "1000 alloc/free rounds");
 	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK &&
 	       reclaimed_to(CG_TOP, t0) <= t0 + SLACK,
@@ -308,16 +212,16 @@ static void test_limit(struct member *a, unsigned int sys)
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
 }
 
-static void test_no_crossing(struct member *a, struct member *b,
+static void test_no_crossing(struct it_worker *a, struct it_worker *b,
 			     unsigned int sys)
 {
 	long long a0, b0;
-	struct reply r;
+	struct it_reply r;
 	int ion = it_open(), i, fds[16];
 
 	/* Chunks freed in A, and chunks the root cgroup freed to the pools. */
-	member_do(a, 'a', 16, MIB, sys);
-	member_do(a, 'f', 0, 0, 0);
+	it_worker_alloc(a, 16, MIB, sys, 0);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
 	for (i = 0; i < 16; i++)
 		fds[i] = it_alloc_fd(ion, MIB, sys, 0);
 	for (i = 0; i < 16; i++)
@@ -327,42 +231,42 @@ static void test_no_crossing(struct member *a, struct member *b,
 	usleep(300000);	/* the pools' worker takes the root's chunks */
 	a0 = reclaimed(CG_A);
 	b0 = current_of(CG_B);
-	r = member_do(b, 'a', 16, MIB, sys);
+	r = it_worker_alloc(b, 16, MIB, sys, 0);
 	tap_ok(r.done == 16 && !r.err &&
 	       current_of(CG_B) - b0 >= 16 * MIB,
 	       "cgroup B pays for its 16 MiB, pools or not");
 	tap_ok(current_of(CG_A) <= a0 + SLACK,
 	       "cgroup A pays nothing for B's buffers");
-	member_do(b, 'f', 0, 0, 0);
+	it_worker_free(b, IT_WORKER_FREE_ALL);
 }
 
-static void test_off(struct member *b, unsigned int sys)
+static void test_off(struct it_worker *b, unsigned int sys)
 {
 	long long b0;
-	struct reply r;
+	struct it_reply r;
 
 	if (write_file(PARAM, "N")) {
 		tap_ok(0, "memcg_charge can be turned off");
 		return;
 	}
 	b0 = reclaimed(CG_B);
-	r = member_do(b, 'a', 16, MIB, sys);
+	r = it_worker_alloc(b, 16, MIB, sys, 0);
 	tap_ok(r.done == 16 && current_of(CG_B) - b0 < 2 * MIB,
 	       "with memcg_charge=N nothing is charged");
-	member_do(b, 'f', 0, 0, 0);
+	it_worker_free(b, IT_WORKER_FREE_ALL);
 	write_file(PARAM, "Y");
 }
 
 int main(void)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
-	struct member a, b;
+	struct it_worker a, b;
 	struct it_heaps hs;
 	const struct ion_heap_data *contig;
 	char *text = NULL;
 	int ion = it_setup(&hs), ret;
 	long long b0;
-	struct reply r;
+	struct it_reply r;
 
 	tap_ok(it_read_file(PARAM, &text) > 0 && text[0] == 'Y',
 	       "memcg_charge is on by default");
@@ -373,25 +277,25 @@ int main(void)
 		tap_diag("setup: %s", strerror(-ret));
 		return tap_exit();
 	}
-	if (member_start(&a, CG_A) || member_start(&b, CG_B)) {
+	if (it_worker_start(&a, join, CG_A) || it_worker_start(&b, join, CG_B)) {
 		tap_ok(0, "tasks in cgroups a and b");
 		return tap_exit();
 	}
-	member_do(&a, 'r', 0, 0, sys);	/* a is in its cgroup now */
-	member_do(&b, 'r', 0, 0, sys);
+	it_worker_rounds(&a, 0, sys);	/* a is in its cgroup now */
+	it_worker_rounds(&b, 0, sys);
 	test_limit(&a, sys);
 	test_no_crossing(&a, &b, sys);
 	contig = it_heap_find(&hs, ION_SYSTEM_CONTIG_HEAP_NAME);
 	if (contig) {
 		b0 = reclaimed(CG_B);
-		r = member_do(&b, 'a', 4, MIB, 1u << contig->heap_id);
+		r = it_worker_alloc(&b, 4, MIB, 1u << contig->heap_id, 0);
 		tap_ok(r.done == 4 && current_of(CG_B) - b0 >= 4 * MIB,
 		       "system-contig buffers are charged too");
-		member_do(&b, 'f', 0, 0, 0);
+		it_worker_free(&b, IT_WORKER_FREE_ALL);
 	}
 	test_off(&b, sys);
-	member_stop(&a);
-	member_stop(&b);
+	it_worker_stop(&a);
+	it_worker_stop(&b);
 	rmdir(CG_A);
 	rmdir(CG_B);
 	rmdir(CG_TOP);

@@ -15,114 +15,23 @@
 #include "ion_test_util.h"
 
 #define PARAMS		"/sys/module/ion/parameters/"
-#define USER_A		65534
-#define USER_B		65533
-#define MAX_BUFS	4096
-
-/* A process allocating on command, as @uid, through /dev/ion. */
-struct user {
-	pid_t pid;
-	int cmd, res;		/* pipes to and from it */
-};
-
-struct reply {
-	int done;		/* allocations or frees that succeeded */
-	int err;		/* errno of the first failure, or 0 */
-};
-
-struct command {
-	int op;			/* 'a': allocate, 'f': free, 'q': quit */
-	int count;
-	uint64_t len;
-	unsigned int mask;
-};
-
-static void user_loop(int ion, int cmd, int res)
+static const uid_t user_a = 65534, user_b = 65533;
+/* Worker setup: leave root for @arg's uid, /dev/ion already open. */
+static int drop_to(void *arg)
 {
-	static int bufs[MAX_BUFS];
-	struct command c;
-	struct reply r;
-	int n = 0;
+	uid_t uid = *(const uid_t *)arg;
 
-	while (read(cmd, &c, sizeof(c)) == sizeof(c) && c.op != 'q') {
-		r.done = 0;
-		r.err = 0;
-		for (; r.done < c.count && !r.err; r.done++) {
-			if (c.op == 'f') {
-				if (n)
-					close(bufs[--n]);
-				continue;
-			}
-			int fd = n < MAX_BUFS ?
-				 it_alloc_fd(ion, c.len, c.mask, 0) : -ENOSPC;
-
-			if (fd < 0) {
-				r.err = -fd;
-				break;
-			}
-			bufs[n++] = fd;
-		}
-		if (write(res, &r, sizeof(r)) != sizeof(r))
-			_exit(1);
-	}
-	_exit(0);
+	return setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	       setresuid(uid, uid, uid);
 }
 
-static int user_start(struct user *u, uid_t uid)
+/* Start @w as @uid, or say that it could not be. */
+static int user_up(struct it_worker *w, const uid_t *uid)
 {
-	int cmd[2], res[2], ion;
-
-	if (pipe(cmd) || pipe(res))
-		return -1;
-	u->pid = fork();
-	if (u->pid < 0)
-		return -1;
-	if (u->pid == 0) {
-		ion = it_open();	/* as root, then drop */
-		if (ion < 0 || setgroups(0, NULL) ||
-		    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-			_exit(2);
-		close(cmd[1]);
-		close(res[0]);
-		user_loop(ion, cmd[0], res[1]);
-	}
-	close(cmd[0]);
-	close(res[1]);
-	u->cmd = cmd[1];
-	u->res = res[0];
-	return 0;
-}
-
-/* Start @u as @uid, or say that it could not be. */
-static int user_up(struct user *u, uid_t uid)
-{
-	if (!user_start(u, uid))
+	if (!it_worker_start(w, drop_to, (void *)uid))
 		return 0;
-	tap_ok(0, "an unprivileged user (uid %u) starts", (unsigned int)uid);
+	tap_ok(0, "an unprivileged user (uid %u) starts", (unsigned int)*uid);
 	return -1;
-}
-
-static struct reply user_do(struct user *u, int op, int count, uint64_t len,
-			    unsigned int mask)
-{
-	struct command c = { op, count, len, mask };
-	struct reply r = { -1, EIO };
-
-	if (write(u->cmd, &c, sizeof(c)) != sizeof(c) ||
-	    read(u->res, &r, sizeof(r)) != sizeof(r))
-		r.err = EIO;
-	return r;
-}
-
-static void user_stop(struct user *u)
-{
-	struct command c = { .op = 'q' };
-
-	if (write(u->cmd, &c, sizeof(c)) != sizeof(c))
-		kill(u->pid, SIGKILL);
-	waitpid(u->pid, NULL, 0);
-	close(u->cmd);
-	close(u->res);
 }
 
 static int write_param(const char *name, const char *val)
@@ -186,14 +95,14 @@ static long long quota_bytes(const char *heap, const char *kind,
 }
 
 /* @limit bytes in pages succeed, one page more fails with EDQUOT. */
-static void fill_to_limit(struct user *u, long limit, long pg,
+static void fill_to_limit(struct it_worker *u, long limit, long pg,
 			  unsigned int mask, const char *what)
 {
-	struct reply r = user_do(u, 'a', limit / pg, pg, mask);
+	struct it_reply r = it_worker_alloc(u, limit / pg, pg, mask, 0);
 
 	tap_ok(r.done == limit / pg && !r.err, "%s: %ld KiB in pages succeed",
 	       what, limit >> 10);
-	r = user_do(u, 'a', 1, pg, mask);
+	r = it_worker_alloc(u, 1, pg, mask, 0);
 	tap_ok(r.done == 0 && r.err == EDQUOT,
 	       "%s: one page more fails with EDQUOT", what);
 	if (r.err != EDQUOT)
@@ -204,37 +113,37 @@ static void test_uid_limit(long pg)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
 	long long ref0 = heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals");
-	struct user a, b;
-	struct reply r;
+	struct it_worker a, b;
+	struct it_reply r;
 	char who[32];
 
 	set_limit("uid_max_kb", 0, 1024);
-	if (user_up(&a, USER_A) || user_up(&b, USER_B))
+	if (user_up(&a, &user_a) || user_up(&b, &user_b))
 		return;
 	fill_to_limit(&a, 1024 * 1024, pg, sys, "uid limit 1 MiB");
 	tap_ok(heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals") == ref0 + 1,
 	       "heaps/%s counts the refusal in quota_refusals",
 	       ION_SYSTEM_HEAP_NAME);
-	snprintf(who, sizeof(who), "%d", USER_A);
+	snprintf(who, sizeof(who), "%u", (unsigned int)user_a);
 	tap_ok(quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == 1024 * 1024,
 	       "the quota file shows the user's 1 MiB");
-	r = user_do(&b, 'a', 1024 * 1024 / pg, pg, sys);
+	r = it_worker_alloc(&b, 1024 * 1024 / pg, pg, sys, 0);
 	tap_ok(r.done == 1024 * 1024 / pg && !r.err,
 	       "another user is unaffected: its own 1 MiB succeeds");
-	r = user_do(&a, 'f', 1, 0, 0);
-	r = user_do(&a, 'a', 1, pg, sys);
+	r = it_worker_free(&a, 1);
+	r = it_worker_alloc(&a, 1, pg, sys, 0);
 	tap_ok(r.done == 1 && !r.err, "a freed page gives its quota back");
 	set_limit("uid_max_kb", 0, 2048);
-	r = user_do(&a, 'a', 1024 * 1024 / pg, pg, sys);
+	r = it_worker_alloc(&a, 1024 * 1024 / pg, pg, sys, 0);
 	tap_ok(r.done == 1024 * 1024 / pg && !r.err,
 	       "raising the limit to 2 MiB at run time takes effect");
-	r = user_do(&a, 'a', 1, pg, sys);
+	r = it_worker_alloc(&a, 1, pg, sys, 0);
 	tap_ok(r.err == EDQUOT, "and 2 MiB plus a page fails with EDQUOT");
 	set_limit("uid_max_kb", 0, 0);
-	r = user_do(&a, 'a', 1, pg, sys);
+	r = it_worker_alloc(&a, 1, pg, sys, 0);
 	tap_ok(r.done == 1 && !r.err, "limit 0 means no limit");
-	user_stop(&a);
-	user_stop(&b);
+	it_worker_stop(&a);
+	it_worker_stop(&b);
 	tap_ok(quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == -1,
 	       "after exit the user holds nothing");
 	reset_limits();
@@ -243,14 +152,14 @@ static void test_uid_limit(long pg)
 static void test_client_limit(long pg)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
-	struct user a;
+	struct it_worker a;
 
 	set_limit("uid_max_kb", 0, 0);
 	set_limit("client_max_kb", 0, 512);
-	if (user_up(&a, USER_A))
+	if (user_up(&a, &user_a))
 		return;
 	fill_to_limit(&a, 512 * 1024, pg, sys, "client limit 512 KiB");
-	user_stop(&a);
+	it_worker_stop(&a);
 	reset_limits();
 }
 
@@ -277,8 +186,8 @@ static void test_fallback(const struct it_heaps *hs, long pg)
 		it_heap_find(hs, ION_SYSTEM_CONTIG_HEAP_NAME);
 	unsigned int both = ION_HEAP_SYSTEM_MASK;
 	long long c0;
-	struct user a;
-	struct reply r;
+	struct it_worker a;
+	struct it_reply r;
 
 	if (!contig) {
 		tap_skip("quota fallback", "no system-contig heap");
@@ -286,17 +195,17 @@ static void test_fallback(const struct it_heaps *hs, long pg)
 	}
 	both |= 1u << contig->heap_id;
 	set_limit("uid_max_kb", contig->heap_id, 64);
-	if (user_up(&a, USER_A))
+	if (user_up(&a, &user_a))
 		return;
 	/* system-contig has the higher id, so it is tried first. */
 	c0 = heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers");
-	r = user_do(&a, 'a', 64 * 1024 / pg + 1, pg, both);
+	r = it_worker_alloc(&a, 64 * 1024 / pg + 1, pg, both, 0);
 	tap_ok(r.done == 64 * 1024 / pg + 1 && !r.err,
 	       "a heap over quota passes the request on to the next heap");
 	tap_ok(heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers") ==
 	       c0 + 64 * 1024 / pg,
 	       "system-contig holds exactly its 64 KiB quota");
-	user_stop(&a);
+	it_worker_stop(&a);
 	reset_limits();
 }
 
@@ -304,8 +213,8 @@ static void test_default(const struct it_heaps *hs, int ion)
 {
 	const struct ion_heap_data *co = it_heap_find(hs, ION_CARVEOUT_HEAP_NAME);
 	long long size;
-	struct user a;
-	struct reply r;
+	struct it_worker a;
+	struct it_reply r;
 	int fd;
 
 	if (!co) {
@@ -317,14 +226,14 @@ static void test_default(const struct it_heaps *hs, int ion)
 		tap_skip("default carveout quota", "carveout size unknown");
 		return;
 	}
-	if (user_up(&a, USER_A))
+	if (user_up(&a, &user_a))
 		return;
-	r = user_do(&a, 'a', 1, size / 2, 1u << co->heap_id);
+	r = it_worker_alloc(&a, 1, size / 2, 1u << co->heap_id, 0);
 	tap_ok(r.done == 1 && !r.err,
 	       "by default a user may take half the carveout");
-	r = user_do(&a, 'a', 1, it_page(), 1u << co->heap_id);
+	r = it_worker_alloc(&a, 1, it_page(), 1u << co->heap_id, 0);
 	tap_ok(r.err == EDQUOT, "and not a page more (EDQUOT)");
-	user_stop(&a);
+	it_worker_stop(&a);
 	fd = it_alloc_fd(ion, size / 2 + it_page(), 1u << co->heap_id, 0);
 	tap_ok(fd >= 0, "root may take more than half");
 	if (fd >= 0)

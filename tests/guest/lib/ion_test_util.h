@@ -211,6 +211,35 @@ int it_read_file(const char *path, char **out);
 int it_send_fd(int sock, int fd, const void *data, size_t len, int flags);
 int it_recv_fd(int sock, void *data, size_t len, int flags);
 
+/*
+ * A worker process (it_worker.c): it_worker_start() forks it; it opens
+ * /dev/ion as the caller, runs @setup(@arg) (non-zero: it exits), then
+ * holds the buffers it allocates on command.  Each command answers how
+ * many steps succeeded and the errno of the first failure.
+ */
+struct it_worker {
+	pid_t pid;
+	int cmd, res;		/* pipes to and from it */
+};
+
+struct it_reply {
+	int done;		/* allocations or frees that succeeded */
+	int err;		/* errno of the first failure, or 0 */
+};
+
+#define IT_WORKER_FREE_ALL	(-1)
+
+int it_worker_start(struct it_worker *w, int (*setup)(void *arg), void *arg);
+/* @count buffers of @len bytes from @mask, kept. */
+struct it_reply it_worker_alloc(struct it_worker *w, int count, uint64_t len,
+				unsigned int mask, unsigned int flags);
+/* Close the newest @count buffers (IT_WORKER_FREE_ALL: every one). */
+struct it_reply it_worker_free(struct it_worker *w, int count);
+/* @count rounds of allocate and free, 4 and 64 KiB, cached or not. */
+struct it_reply it_worker_rounds(struct it_worker *w, int count,
+				 unsigned int mask);
+void it_worker_stop(struct it_worker *w);
+
 int it_dfs_load(struct it_dfs *d, const char *path);
 
 const char *it_dfs_get(const struct it_dfs *d, const char *key);
