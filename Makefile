@@ -61,6 +61,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 # udev rules granting access to /dev/ion and its nodes (udev/60-ion.rules)
 UDEVRULESDIR ?= /etc/udev/rules.d
+# The kernel API for other modules (make install-kapi): include/ and
+# Module.symvers, as Documentation/ion.rst says how to build against them.
+KAPIDIR ?= $(PREFIX)/src/ion
+# The test modules build against a staged install-kapi, which shows it is
+# all a module of another tree needs.
+KAPI_STAGE := $(BUILD)/kapi
 
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
@@ -86,7 +92,7 @@ guest_srcs = tests/guest/$(1).c $(wildcard tests/guest/$(1)/*.c)
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install bench
+.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install install-kapi bench
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -106,6 +112,8 @@ ifneq ($(MODSRC),$(CURDIR))
 		--exclude='*' tests/kmod $(MODSRC)/tests/
 endif
 	$(MAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
+	@$(MAKE) --no-print-directory install-kapi DESTDIR=$(KAPI_STAGE) \
+		KAPIDIR=
 	@# The test modules link against ion.ko's symbol versions: rebuild
 	@# them whenever those change, which kbuild does not track.
 	@if [ -f tests/kmod/Kbuild ]; then \
@@ -116,7 +124,8 @@ endif
 				$(MODSRC)/tests/kmod/.ion.symvers; \
 		fi; \
 		$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod W=1 \
-			KBUILD_EXTRA_SYMBOLS=$(MODSRC)/kernel/Module.symvers modules; \
+			ION_KAPI=$(KAPI_STAGE) \
+			KBUILD_EXTRA_SYMBOLS=$(KAPI_STAGE)/Module.symvers modules; \
 	fi
 
 # ARCH=arm64 builds for the guest, whose programs are static: no
@@ -163,6 +172,16 @@ install: user $(BUILD)/lib/ion.pc
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
+
+# The kernel API: headers and ion.ko's symbol versions (needs make modules).
+install-kapi:
+	install -d $(DESTDIR)$(KAPIDIR)/include/linux \
+		$(DESTDIR)$(KAPIDIR)/include/uapi/linux
+	install -m 0644 include/linux/ion.h include/linux/ion_heap.h \
+		$(DESTDIR)$(KAPIDIR)/include/linux/
+	install -m 0644 include/uapi/linux/ion.h \
+		$(DESTDIR)$(KAPIDIR)/include/uapi/linux/
+	install -m 0644 $(MODSRC)/kernel/Module.symvers $(DESTDIR)$(KAPIDIR)/
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
