@@ -97,7 +97,10 @@ static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
  * The handle ABI's kernels passed align to the heaps, which refused only
  * an align above what they could give (above PAGE_SIZE for page-based
  * heaps) and ignored the rest: any align up to PAGE_SIZE, power of two or
- * not, is met by page-aligned memory and is dropped here.
+ * not, is met by page-aligned memory and is dropped here.  Nothing tested
+ * a larger align for a power of two either: the contiguous heap took any
+ * align up to its buffer's order, whose natural alignment met it, so ion
+ * asks for the next power of two, which is what that memory gave.
  */
 static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
 				   unsigned long align, unsigned int heap_mask,
@@ -107,6 +110,8 @@ static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
 
 	if (align <= PAGE_SIZE)
 		align = 0;
+	else if (!is_power_of_2(align) && align <= ULONG_MAX / 2 + 1)
+		align = roundup_pow_of_two(align);
 	h = ion_client_alloc(ctx->client, len, align, heap_mask,
 			     flags & ION_FLAGS_VALID, handle);
 	if (IS_ERR(h))

@@ -99,8 +99,12 @@ static const struct row rows[] = {
 	/* 3.10-4.11 heaps ignored an align up to PAGE_SIZE: so does ion */
 	{ "ALLOC_LEGACY: align 3 ignored (below PAGE_SIZE)", 0,
 	  OP_ALLOC_LEGACY, .len = 4096, .align = 3, .mask = SYS },
-	{ "ALLOC_LEGACY: align 0x3000 (not a power of two)", EINVAL,
+	/* ...and a larger one was not tested for a power of two */
+	{ "ALLOC_LEGACY: align 0x3000 taken as 0x4000", 0,
 	  OP_ALLOC_LEGACY, .len = 4096, .align = 0x3000, .mask = SYS },
+	{ "ALLOC_LEGACY: align above half of the address space", EINVAL,
+	  OP_ALLOC_LEGACY, .len = 4096, .align = SIZE_MAX / 2 + 2,
+	  .mask = SYS },
 	{ "ALLOC_LEGACY: unknown flag bit 2 ignored", 0, OP_ALLOC_LEGACY,
 	  .len = 4096, .mask = SYS, .flags = 1U << 2 },
 	{ "ALLOC_LEGACY: arg NULL", EFAULT, OP_ALLOC_LEGACY, .ptr = P_NULL,

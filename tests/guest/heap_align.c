@@ -21,6 +21,9 @@ static const struct align_case cases[] = {
 	{ ION_SYSTEM_CONTIG_HEAP_NAME, 16384, 1 << 20, 0 },
 	{ ION_SYSTEM_CONTIG_HEAP_NAME, 16384, 4 << 20, 0 },
 	{ ION_SYSTEM_CONTIG_HEAP_NAME, 16384, 8 << 20, EINVAL },
+	/* not a power of two: as 3.10, aligned to the next one */
+	{ ION_SYSTEM_CONTIG_HEAP_NAME, 16384, 0x3000, 0 },
+	{ ION_SYSTEM_CONTIG_HEAP_NAME, 16384, 0x30000, 0 },
 	{ ION_CARVEOUT_HEAP_NAME, 16384, 65536, 0 },
 	{ ION_CARVEOUT_HEAP_NAME, 16384, 1 << 20, 0 },
 	{ ION_CARVEOUT_HEAP_NAME, 16384, 2 << 20, 0 },
@@ -28,6 +31,16 @@ static const struct align_case cases[] = {
 	{ ION_DMA_HEAP_NAME, 16384, 1 << 20, EINVAL },
 	{ ION_SYSTEM_HEAP_NAME, 16384, 65536, 0 },
 };
+
+/* The alignment ion gives for @align: the next power of two. */
+static size_t pow2_up(size_t align)
+{
+	size_t p = 1;
+
+	while (p < align)
+		p <<= 1;
+	return p;
+}
 
 static const struct it_heap *known(const char *name)
 {
@@ -78,7 +91,7 @@ int main(void)
 		}
 		phys = ht_buf_phys(tfd, buf);
 		if (kh->contig)
-			ok = phys && !(phys % ac->align);
+			ok = phys && !(phys % pow2_up(ac->align));
 		else
 			ok = phys && !(phys % it_page());
 		tap_diag("%s: phys 0x%llx", ac->heap, phys);
