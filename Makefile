@@ -12,6 +12,9 @@
 # Nothing here loads anything into the host kernel.
 
 ARCH ?= x86_64
+# The kernel series (scripts/deps.sh): 6.12 (default), 6.12-rt, 6.1.
+KSERIES ?= 6.12
+export KSERIES
 ifeq ($(ARCH),arm64)
 # make ARCH=arm64: everything for an aarch64 guest (Documentation/arm64.md),
 # in its own build directory; the module sources are copied to
@@ -32,6 +35,12 @@ endif
 ifeq ($(origin AR),default)
 AR := $(CROSS_COMPILE)ar
 endif
+endif
+ifneq ($(KSERIES),6.12)
+# Another series builds in its own directory, from a copy of the module
+# sources, as arm64 does.
+BUILD ?= $(CURDIR)/build/k$(KSERIES)
+MODSRC ?= $(BUILD)/src
 endif
 BUILD ?= $(CURDIR)/build
 MODSRC ?= $(CURDIR)

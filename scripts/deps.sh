@@ -17,6 +17,9 @@
 #                                        the cross binutils' shared libraries
 #
 # KVER=<version> selects an installed kernel instead of the newest one.
+# KSERIES selects the kernel series (x86_64): 6.12 (default), 6.12-rt (the
+# PREEMPT_RT flavour) or 6.1 (Debian 12's default kernel); each is
+# installed from the package registry the first time it is asked for.
 #
 # ARCH=arm64: the same for an aarch64 guest.  Debian's arm64 packages of the
 # version of the host's linux-headers-*-common (headers, unsigned image with
@@ -36,6 +39,17 @@ PKGS=(build-essential make gcc gcc-multilib libc6-dev-i386 bc flex bison
 
 log() { echo "deps: $*" >&2; }
 
+# The series: its headers' version pattern and the meta package that
+# depends on the newest headers of it.
+KSERIES=${KSERIES:-6.12}
+case $KSERIES in
+6.12) K_GLOB='6.12*-amd64' K_META=linux-headers-6.12-amd64 K_RT=0 ;;
+6.12-rt) K_GLOB='6.12*-rt-amd64' K_META=linux-headers-6.12-rt-amd64 K_RT=1 ;;
+# Debian 12's default flavour: its linux-headers-amd64 is 6.1.
+6.1) K_GLOB='6.1.0-*-amd64' K_META=linux-headers-amd64 K_RT=0 ;;
+*) log "KSERIES=$KSERIES: known are 6.12, 6.12-rt and 6.1"; exit 1 ;;
+esac
+
 # The newest version that has headers, an image and its modules installed.
 find_kver() {
 	local h v best=""
@@ -48,9 +62,13 @@ find_kver() {
 		log "KVER=$KVER is not installed (headers, /boot/vmlinuz and modules needed)"
 		return 1
 	fi
-	for h in /usr/src/linux-headers-6.12*-amd64; do
+	for h in /usr/src/linux-headers-$K_GLOB; do
 		[ -d "$h" ] || continue
 		v=${h#/usr/src/linux-headers-}
+		case $v in
+		*-rt-amd64) [ "$K_RT" = 1 ] || continue ;;
+		*) [ "$K_RT" = 0 ] || continue ;;
+		esac
 		[ -e "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/kernel" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
 			best=$v
@@ -89,8 +107,8 @@ install_kernel() {
 	local meta v
 	[ -n "$(find_kver)" ] && return 0
 	[ -z "${KVER:-}" ] || { find_kver; return 1; }
-	apt_install linux-headers-6.12-amd64
-	meta=$(dpkg-query -W -f='${Depends}' linux-headers-6.12-amd64)
+	apt_install "$K_META"
+	meta=$(dpkg-query -W -f='${Depends}' "$K_META")
 	v=$(echo "$meta" | grep -o 'linux-headers-[^ ,]*' | head -n1)
 	v=${v#linux-headers-}
 	apt_install "linux-image-$v-unsigned"
@@ -222,6 +240,10 @@ install_arm64() {
 }
 
 if [ "$ARCH" = arm64 ]; then
+	if [ "$KSERIES" != 6.12 ]; then
+		log "ARCH=arm64 has only KSERIES=6.12 so far"
+		exit 1
+	fi
 	case "${1:-}" in
 	--kver)
 		a64_find_kver || { log "no arm64 kernel; run ARCH=arm64 scripts/deps.sh"; exit 1; }

@@ -3,7 +3,7 @@
 # Turn the guest's results stream (scripts/guest/runner) into TAP on
 # stdout.  Variables: prefix (prepended to every test name), start (number
 # of the first test, default 1), counts (file to write "passed failed
-# skipped next" to).
+# skipped next" to), kver (the kernel version the guest must run).
 #
 # A program's cases become "<program>: <case>".  A program that exits
 # non-zero without a failed case, is killed by the timeout, or prints no
@@ -93,6 +93,11 @@ inkmsg { kmsg[++nk] = $0; klines++; next }
 }
 /^@@RIG LOADFAIL / {
 	emit(0, $3 ".ko loads before " $4)
+	next
+}
+/^@@RIG KERNEL / {
+	emit($3 == kver, "the guest runs the kernel asked for (" kver \
+	     ", booted " $3 ")")
 	next
 }
 /^@@RIG DONE/ { done = 1; next }

@@ -94,14 +94,15 @@ struct ion_heap_node_file {
 
 static dev_t ion_heap_node_devt;
 
-static char *ion_heap_node_devnode(const struct device *dev, umode_t *mode)
+static char *ion_heap_node_devnode(ION_DEVNODE_CONST struct device *dev,
+				   umode_t *mode)
 {
 	if (mode)
 		*mode = ION_DEV_MODE;
 	return kasprintf(GFP_KERNEL, "dma_heap/%s", dev_name(dev));
 }
 
-static const struct class ion_heap_node_class = {
+static ION_CLASS_CONST struct class ion_heap_node_class = {
 	.name = "ion_dma_heap",
 	.devnode = ion_heap_node_devnode,
 };

@@ -12,6 +12,8 @@
 #include <linux/mm.h>
 #include <linux/types.h>
 
+#include "ion_compat.h"
+
 #ifdef CONFIG_MEMCG
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);

@@ -51,6 +51,7 @@
 #include <linux/spinlock.h>
 
 #include "ion_cache.h"
+#include "ion_compat.h"
 #include "ion_page_pool.h"
 
 static unsigned int pool_max_mb = 128;
@@ -316,7 +317,7 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 static unsigned long ion_page_pools_count(struct shrinker *shrinker,
 					  struct shrink_control *sc)
 {
-	struct ion_page_pools *pools = shrinker->private_data;
+	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
 	unsigned long n = atomic_long_read(&pools->pool_pages) +
 			  pools->reclaim->count(pools->reclaim_data);
 
@@ -326,7 +327,7 @@ static unsigned long ion_page_pools_count(struct shrinker *shrinker,
 static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	struct ion_page_pools *pools = shrinker->private_data;
+	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
 	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
 	unsigned long freed;
 
@@ -401,7 +402,7 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 	pools->shrinker->count_objects = ion_page_pools_count;
 	pools->shrinker->scan_objects = ion_page_pools_scan;
 	pools->shrinker->seeks = DEFAULT_SEEKS;
-	pools->shrinker->private_data = pools;
+	ion_shrinker_data(pools->shrinker) = pools;
 	return pools;
 }
 

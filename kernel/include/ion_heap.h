@@ -7,6 +7,8 @@
 
 #include <linux/ion_heap.h>
 
+#include "ion_compat.h"
+
 /*
  * Heaps built into ion.ko.  Each returns 0 when registered, -ENODEV when
  * the platform offers nothing for it (the heap is then skipped), or another

@@ -7,6 +7,7 @@
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 
+#include "ion_test_compat.h"
 #include "ion_test_priv.h"
 
 /**

@@ -25,6 +25,7 @@
 #include <linux/sched/signal.h>
 
 #include "ion_test.h"
+#include "ion_test_compat.h"
 #include "ion_test_priv.h"
 
 #define EDU_REG_IDENT		0x00

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "ion_test_compat.h"
 #include "ion_test_priv.h"
 
 /* Free blocks only: no reclaim, no compaction, no warning, no reserves. */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion: the one place for differences between the kernels ion builds for.
+ *
+ * ion builds against Debian's 6.1, 6.12 and the newest backports kernel.
+ * Each block below gives the older kernels what ion uses of the newer ones
+ * under the newer name, so the rest of the code is written once, against
+ * the newest API.  The version boundaries are where mainline changed; only
+ * the kernels named above are built and tested.
+ */
+#ifndef _ION_COMPAT_H
+#define _ION_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+
+/* 6.2: a class's devnode() gets a const device; 6.4: classes are const. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define ION_DEVNODE_CONST
+#else
+#define ION_DEVNODE_CONST const
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define ION_CLASS_CONST
+#else
+#define ION_CLASS_CONST const
+#endif
+
+/*
+ * 6.4 made MAX_ORDER the largest order (it was one past it), 6.8 renamed
+ * it MAX_PAGE_ORDER.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#define MAX_PAGE_ORDER	MAX_ORDER
+#endif
+
+/* 6.3 renamed memcg_kmem_enabled(); 6.12 added folio_memcg_charged(). */
+#ifdef CONFIG_MEMCG
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline bool memcg_kmem_online(void)
+{
+	return memcg_kmem_enabled();
+}
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+static inline bool folio_memcg_charged(struct folio *folio)
+{
+	return READ_ONCE(folio->memcg_data) != 0;
+}
+#endif
+#endif
+
+/*
+ * 6.7: shrinkers are allocated by the shrinker core (shrinker_alloc(),
+ * shrinker_register(), shrinker_free()) and carry private_data.  Before,
+ * the caller embedded one and named it at registration.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+struct ion_compat_shrinker {
+	struct shrinker shrinker;
+	void *private_data;
+	bool registered;
+	char name[32];
+};
+
+#define ion_shrinker_data(s) \
+	(container_of(s, struct ion_compat_shrinker, shrinker)->private_data)
+
+static inline struct shrinker *shrinker_alloc(unsigned int flags,
+					      const char *fmt,
+					      const char *arg)
+{
+	struct ion_compat_shrinker *cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+
+	if (!cs)
+		return NULL;
+	cs->shrinker.flags = flags;
+	snprintf(cs->name, sizeof(cs->name), fmt, arg);
+	return &cs->shrinker;
+}
+
+static inline void shrinker_register(struct shrinker *s)
+{
+	struct ion_compat_shrinker *cs =
+		container_of(s, struct ion_compat_shrinker, shrinker);
+
+	cs->registered = !register_shrinker(s, "%s", cs->name);
+}
+
+static inline void shrinker_free(struct shrinker *s)
+{
+	struct ion_compat_shrinker *cs;
+
+	if (!s)
+		return;
+	cs = container_of(s, struct ion_compat_shrinker, shrinker);
+	if (cs->registered)
+		unregister_shrinker(s);
+	kfree(cs);
+}
+#else
+#define ion_shrinker_data(s)	((s)->private_data)
+#endif
+
+/* 6.11: reserve_mem= and its lookup; before, no region is ever found. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#define ION_HAVE_RESERVE_MEM	0
+static inline int reserve_mem_find_by_name(const char *name,
+					   phys_addr_t *start,
+					   phys_addr_t *size)
+{
+	return 0;
+}
+#else
+#define ION_HAVE_RESERVE_MEM	1
+#endif
+
+#endif /* _ION_COMPAT_H */
