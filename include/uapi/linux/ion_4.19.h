@@ -38,6 +38,9 @@ enum ion_heap_type_ext {
  * Masks, not ids.  ion gives its heaps the ids of their types (the
  * carveout heap 2, the DMA heap 4), which only the first two and the
  * carveout start match: find a heap's id with ION_IOC_HEAP_QUERY.
+ * ION_HEAP_CUSTOM_END is bit 31, which an int cannot hold: it is INT_MIN,
+ * which converts to the mask 0x80000000 (AOSP's shift overflowed an int
+ * to the same value).
  */
 enum ion_heap_id {
 	ION_HEAP_SYSTEM = (1 << ION_HEAP_TYPE_SYSTEM),
@@ -48,7 +51,7 @@ enum ion_heap_id {
 	ION_HEAP_DMA_START = (ION_HEAP_CHUNK << 1),
 	ION_HEAP_DMA_END = (ION_HEAP_DMA_START << 7),
 	ION_HEAP_CUSTOM_START = (ION_HEAP_DMA_END << 1),
-	ION_HEAP_CUSTOM_END = (ION_HEAP_CUSTOM_START << 15),
+	ION_HEAP_CUSTOM_END = (int)((unsigned int)ION_HEAP_CUSTOM_START << 15),
 };
 
 /* Number of heap ids (bits of a heap_id_mask). */
