@@ -98,10 +98,15 @@ TLIB_A := $(GUEST_OBJ)/lib/libiontest.a
 TLIB_A32 := $(GUEST_OBJ32)/lib/libiontest.a
 # The sources of program $(1) (a path below tests/guest/, without .c).
 guest_srcs = tests/guest/$(1).c $(wildcard tests/guest/$(1)/*.c)
+# Programs written against AOSP libion's installed headers (tests/aosp/).
+AOSP_C := $(wildcard tests/aosp/*.c)
+AOSP_BINS := $(AOSP_C:tests/aosp/%.c=$(BUILD)/guest/tests/%)
+AOSP_ROOT := $(BUILD)/aosp-root
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install install-kapi bench
+.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install \
+	install-dev install-kapi bench
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -140,10 +145,14 @@ endif
 # ARCH=arm64 builds for the guest, whose programs are static: no
 # libion.so (linking one needs the cross libc installed, whose linker
 # scripts name absolute paths; the cross tree is only unpacked).
-user: $(LIBION_A) $(if $(filter x86_64,$(ARCH)),$(LIBION_SO)) $(TOOLS) \
-	$(GUEST_BINS) $(RIG_BINS)
+LIBION_SHARED := $(if $(filter x86_64,$(ARCH)),$(LIBION_SO))
+user: $(LIBION_A) $(LIBION_SHARED) $(TOOLS) $(GUEST_BINS) $(AOSP_BINS) \
+	$(RIG_BINS)
 
-LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) include/uapi/linux/ion.h
+# The ABI: <linux/ion.h> and AOSP's <linux/ion_4.12.h>, <linux/ion_4.19.h>
+# beside it (Documentation/abi-compat.rst, "Headers").
+UAPI_HDRS := $(wildcard include/uapi/linux/*.h)
+LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) $(UAPI_HDRS)
 $(BUILD)/lib/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
@@ -162,25 +171,33 @@ $(LIBION_SO): $(LIB_PICOBJS) lib/libion.map
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so.1
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so
 
-$(BUILD)/lib/ion.pc: lib/ion.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(LIBION_VERSION)|' \
-	    $< > $@
-
 # User-space parts only: the library, its headers, pkg-config file, tools.
-install: user $(BUILD)/lib/ion.pc
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ion \
-		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(BINDIR)
-	install -m 0644 $(LIBION_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0755 $(LIBION_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so.1
-	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so
-	install -m 0644 lib/ion/ion.h $(DESTDIR)$(INCLUDEDIR)/ion/
-	install -m 0644 include/uapi/linux/ion.h $(DESTDIR)$(INCLUDEDIR)/linux/
-	install -m 0644 $(BUILD)/lib/ion.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+# install-dev is the library with its headers and pkg-config file (what a
+# -dev package holds); the headers are AOSP libion's set, <ion/ion.h> with
+# <linux/ion.h>, <linux/ion_4.12.h> and <linux/ion_4.19.h> beside it.
+install: install-dev $(TOOLS)
+	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
+
+# ion.pc is written from PREFIX and LIBDIR at install time, never reused
+# from an install with other paths.
+install-dev: $(LIBION_A) $(LIBION_SHARED) lib/ion.pc.in
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ion \
+		$(DESTDIR)$(INCLUDEDIR)/linux
+	install -m 0644 $(LIBION_A) $(DESTDIR)$(LIBDIR)/
+ifneq ($(LIBION_SHARED),)
+	install -m 0755 $(LIBION_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so.1
+	ln -sf $(notdir $(LIBION_SO)) $(DESTDIR)$(LIBDIR)/libion.so
+endif
+	install -m 0644 lib/ion/ion.h $(DESTDIR)$(INCLUDEDIR)/ion/
+	install -m 0644 $(UAPI_HDRS) $(DESTDIR)$(INCLUDEDIR)/linux/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(LIBION_VERSION)|' \
+	    lib/ion.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ion.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/ion.pc
 
 # The kernel API: headers and ion.ko's symbol versions (needs make modules).
 install-kapi:
@@ -188,8 +205,7 @@ install-kapi:
 		$(DESTDIR)$(KAPIDIR)/include/uapi/linux
 	install -m 0644 include/linux/ion.h include/linux/ion_heap.h \
 		$(DESTDIR)$(KAPIDIR)/include/linux/
-	install -m 0644 include/uapi/linux/ion.h \
-		$(DESTDIR)$(KAPIDIR)/include/uapi/linux/
+	install -m 0644 $(UAPI_HDRS) $(DESTDIR)$(KAPIDIR)/include/uapi/linux/
 	install -m 0644 $(MODSRC)/kernel/Module.symvers $(DESTDIR)$(KAPIDIR)/
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
@@ -237,6 +253,23 @@ $(foreach t,$(GUEST_M32:tests/guest/compat/%.c=%),$(eval $(call guest_prog_m32,$
 GUEST_OBJS += $(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ)/%.o) \
 	$(if $(GUEST_M32),$(TLIB_SRCS:tests/guest/%.c=$(GUEST_OBJ32)/%.o))
 -include $(GUEST_OBJS:.o=.d)
+
+# Programs written against AOSP libion's headers (tests/aosp/): built
+# against what install-dev put in a scratch DESTDIR, with nothing of the
+# tree on the include path, and run in the guest as tests/guest/ programs.
+AOSP_CFLAGS := -O2 -Wall -Wextra -Werror -I$(AOSP_ROOT)/usr/include
+
+$(AOSP_ROOT)/.installed: $(LIBION_A) $(LIBION_SHARED) $(UAPI_HDRS) \
+		lib/ion/ion.h Makefile
+	rm -rf $(AOSP_ROOT)
+	$(MAKE) install-dev PREFIX=/usr DESTDIR=$(AOSP_ROOT)
+	touch $@
+
+$(AOSP_BINS): $(BUILD)/guest/tests/%: tests/aosp/%.c \
+		$(wildcard tests/aosp/*.h) $(AOSP_ROOT)/.installed
+	@mkdir -p $(@D)
+	$(CC) $(AOSP_CFLAGS) $(USER_LDFLAGS) -o $@ $< \
+		-L$(AOSP_ROOT)/usr/lib -lion
 
 $(BUILD)/guest/tests/%: tests/guest/%.sh
 	@mkdir -p $(@D)

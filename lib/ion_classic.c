@@ -116,13 +116,13 @@ ION_PUBLIC int ion_alloc_fd(int fd, size_t len, size_t align,
 	if (!handle_fd)
 		return -EINVAL;
 	if (!ion_is_legacy(fd)) {
-		struct ion_allocation_data data = {
+		struct ion_new_allocation_data data = {
 			.len = len,
 			.heap_id_mask = heap_mask,
 			.flags = flags,
 		};
 
-		ret = ion_xioctl(fd, ION_IOC_ALLOC, &data);
+		ret = ion_xioctl(fd, ION_IOC_NEW_ALLOC, &data);
 		if (ret)
 			return ret;
 		*handle_fd = (int)data.fd;

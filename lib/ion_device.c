@@ -163,7 +163,7 @@ static int ion_device_alloc_legacy(struct ion_device *dev, size_t len,
 ION_PUBLIC int ion_device_alloc(struct ion_device *dev, size_t len,
 				unsigned int heap_mask, unsigned int flags)
 {
-	struct ion_allocation_data data = {
+	struct ion_new_allocation_data data = {
 		.len = len,
 		.heap_id_mask = heap_mask,
 		.flags = flags,
@@ -174,7 +174,7 @@ ION_PUBLIC int ion_device_alloc(struct ion_device *dev, size_t len,
 		return -EINVAL;
 	if (!dev->fd_abi)
 		return ion_device_alloc_legacy(dev, len, heap_mask, flags);
-	ret = ion_xioctl(dev->fd, ION_IOC_ALLOC, &data);
+	ret = ion_xioctl(dev->fd, ION_IOC_NEW_ALLOC, &data);
 	return ret ? ret : (int)data.fd;
 }
 

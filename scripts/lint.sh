@@ -29,18 +29,20 @@ checkpatch() {
 	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 		--show-types -f "$@"
 }
-# The uapi header keeps the historic ion_user_handle_t typedef (AOSP
-# programs use it); that one check is off for that one file.
+# The uapi headers keep the historic ion_user_handle_t typedef (AOSP
+# programs use it); that one check is off for them.
+mapfile -t uapi < <(git ls-files -co --exclude-standard -- \
+	'include/uapi/linux/*.h' | sort)
 step "checkpatch --strict (kernel sources)" checkpatch "${ksrc[@]}"
-step "checkpatch --strict (uapi header)" \
-	checkpatch --ignore NEW_TYPEDEFS include/uapi/linux/ion.h
+step "checkpatch --strict (uapi headers)" \
+	checkpatch --ignore NEW_TYPEDEFS "${uapi[@]}"
 
 kdoc() {
 	local out
 	out=$("$src/scripts/kernel-doc" -none -Wall "$@" 2>&1)
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
-step "kernel-doc -Wall" kdoc "${ksrc[@]}" include/uapi/linux/ion.h
+step "kernel-doc -Wall" kdoc "${ksrc[@]}" "${uapi[@]}"
 
 sparse_build() {
 	local out
@@ -68,7 +70,8 @@ cppcheck_user() {	# <platform> <defines> <files...>
 }
 mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
 	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c' \
-	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' |
+	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' \
+	':(glob)tests/aosp/*.c' |
 	grep -v '^tests/guest/compat/')
 mapfile -t u32src < <(git ls-files -co --exclude-standard -- \
 	'tests/guest/compat/*.c')

@@ -75,7 +75,7 @@ static void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
 
 static long ion_ioctl_alloc(struct ion_ioctl_ctx *ctx, void *arg)
 {
-	struct ion_allocation_data *data = arg;
+	struct ion_new_allocation_data *data = arg;
 	struct ion_client *client = ctx->client;
 	struct ion_core_buffer *buffer;
 	int fd;
@@ -365,7 +365,7 @@ struct ion_ioctl_desc {
 };
 
 static const struct ion_ioctl_desc ion_ioctls[] = {
-	{ ION_IOC_ALLOC, ion_ioctl_alloc, ION_IOCTL_BOTH },
+	{ ION_IOC_NEW_ALLOC, ion_ioctl_alloc, ION_IOCTL_BOTH },
 	{ ION_IOC_ALLOC_LEGACY, ion_ioctl_alloc_legacy, ION_IOCTL_NATIVE },
 	{ ION_IOC_ALLOC_LEGACY32, ion_ioctl_alloc_legacy32, ION_IOCTL_COMPAT },
 	{ ION_IOC_ALLOC_ARTICLE32, ion_ioctl_alloc_article32, ION_IOCTL_COMPAT },

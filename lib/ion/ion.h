@@ -26,6 +26,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/*
+ * The kernel ABI: <linux/ion.h> with <linux/ion_4.12.h> and
+ * <linux/ion_4.19.h>, installed beside this header as AOSP's libion
+ * installs its own, and with AOSP's names (Documentation/abi-compat.rst,
+ * "Headers").
+ */
 #include <linux/ion.h>
 
 #ifdef __cplusplus
@@ -34,6 +40,9 @@ extern "C" {
 
 /* ------------------------------------------------------------------ */
 /* Classic AOSP libion                                                 */
+
+/* Declared, never defined, as by AOSP's <ion/ion.h>. */
+struct ion_handle;
 
 /* open("/dev/ion", O_RDONLY | O_CLOEXEC): the fd or -errno. */
 int ion_open(void);

@@ -387,7 +387,7 @@ static unsigned int row_mask(const struct ctx *c, unsigned int m)
 static int run_row(struct ctx *c, const struct row *r, const char **skip)
 {
 	union {
-		struct ion_allocation_data a;
+		struct ion_new_allocation_data a;
 		struct ion_allocation_data_legacy l;
 		struct ion_handle_data hd;
 		struct ion_fd_data fd;
@@ -405,7 +405,7 @@ static int run_row(struct ctx *c, const struct row *r, const char **skip)
 	memset(&u, 0, sizeof(u));
 	switch (r->op) {
 	case OP_ALLOC:
-		cmd = ION_IOC_ALLOC;
+		cmd = ION_IOC_NEW_ALLOC;
 		len = sizeof(u.a);
 		u.a.len = r->len;
 		u.a.heap_id_mask = row_mask(c, r->mask);

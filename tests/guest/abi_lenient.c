@@ -54,14 +54,14 @@ static off_t fd_size(int fd)
 static void alloc_fd(int ion, const struct it_heap *k, unsigned int flags,
 		     const char *what)
 {
-	struct ion_allocation_data a;
+	struct ion_new_allocation_data a;
 	int ret;
 
 	memset(&a, GARBAGE, sizeof(a));
 	a.len = 4096;
 	a.heap_id_mask = 1U << k->id;
 	a.flags = flags;
-	ret = it_ioctl(ion, ION_IOC_ALLOC, &a);
+	ret = it_ioctl(ion, ION_IOC_NEW_ALLOC, &a);
 	if (it_expect(ret, 0, ABI " %s: ALLOC, %s", k->name, what)) {
 		tap_ok(fd_size((int)a.fd) == 4096,
 		       ABI " %s: ALLOC, %s: a 4096-byte dma-buf", k->name, what);

@@ -2,16 +2,34 @@
 /*
  * ion: the ION memory allocator, user ABI.
  *
- * This header is the single source of ion's ABI: the kernel module, libion,
- * ionctl and the tests all include it.  Two historic ABIs are served on the
- * same /dev/ion node; their ioctl numbers differ because their structs
- * differ in size, so a caller never has to select a mode:
+ * This header and the two beside it are the single source of ion's ABI:
+ * the kernel module, libion, ionctl and the tests all include it.  They
+ * are laid out as AOSP libion's kernel headers are, so a program written
+ * against AOSP's libion builds unchanged (Documentation/abi-compat.rst,
+ * "Headers"):
  *
- *  - the handle ABI of Linux 3.10-4.11 and AOSP libion's legacy path
- *    (ION_IOC_ALLOC_LEGACY, FREE, MAP, SHARE, IMPORT, CUSTOM, SYNC): a client
- *    holds integer handles to buffers and asks for dma-buf fds;
- *  - the fd ABI of Linux 4.12+ (ION_IOC_ALLOC, HEAP_QUERY, ABI_VERSION):
- *    allocation returns a dma-buf fd directly and no handle is kept.
+ *  - <linux/ion.h> (this file): heap types and flags, and the handle ABI
+ *    of Linux 3.10-4.11 and AOSP libion's legacy path (ION_IOC_ALLOC,
+ *    FREE, MAP, SHARE, IMPORT, CUSTOM, SYNC): a client holds integer
+ *    handles to buffers and asks for dma-buf fds;
+ *  - <linux/ion_4.12.h>: the fd ABI of Linux 4.12+ (ION_IOC_NEW_ALLOC,
+ *    HEAP_QUERY): allocation returns a dma-buf fd directly;
+ *  - <linux/ion_4.19.h>: ION_IOC_ABI_VERSION and the heap ids of the
+ *    Android common kernels 5.4/5.10.
+ *
+ * Each includes the others, so any one of them, in any order, declares
+ * the whole ABI.  Both ALLOCs are nr 0; their structs differ in size, so
+ * their numbers differ and one /dev/ion serves both without a mode.
+ *
+ * Names: by default the handle ABI's ALLOC is struct ion_allocation_data
+ * and ION_IOC_ALLOC, and the fd ABI's struct ion_new_allocation_data and
+ * ION_IOC_NEW_ALLOC, as in AOSP libion's headers and the 3.10-4.11
+ * kernels.  A program written against the 4.12-5.10 staging header, where
+ * struct ion_allocation_data and ION_IOC_ALLOC are the fd ABI's, defines
+ * ION_UAPI_4_12_NAMES before including any of them; the handle ABI's ALLOC
+ * is then struct ion_allocation_data_legacy and ION_IOC_ALLOC_LEGACY.
+ * Those two and the ion_new_* names exist in both namings; ion's own code
+ * uses only them.
  *
  * Every buffer is a dma-buf.  Map it with mmap() on its fd and bracket CPU
  * access with DMA_BUF_IOCTL_SYNC (<linux/dma-buf.h>).
@@ -43,6 +61,7 @@ typedef int ion_user_handle_t;
  * @ION_HEAP_TYPE_CHUNK:	 fixed-size chunks of a carveout
  * @ION_HEAP_TYPE_DMA:		 memory from the DMA API (dma_alloc_attrs)
  * @ION_HEAP_TYPE_CUSTOM:	 first type free for platform heaps
+ * @ION_NUM_HEAPS:		 AOSP's bound on heap types (no meaning to ion)
  *
  * By default a heap's id equals its type, so the ION_HEAP_*_MASK values
  * below select heaps by type as old user space expects.
@@ -54,6 +73,7 @@ enum ion_heap_type {
 	ION_HEAP_TYPE_CHUNK = 3,
 	ION_HEAP_TYPE_DMA = 4,
 	ION_HEAP_TYPE_CUSTOM = 5,
+	ION_NUM_HEAPS = 16,
 };
 
 /* Heap ids are bit numbers in a heap_id_mask. */
@@ -75,9 +95,6 @@ enum ion_heap_type {
 #define ION_FLAG_CACHED_NEEDS_SYNC	2U
 #define ION_FLAGS_VALID			(ION_FLAG_CACHED | ION_FLAG_CACHED_NEEDS_SYNC)
 
-/* Longest heap name, including the terminating NUL. */
-#define ION_MAX_HEAP_NAME		32
-
 /*
  * Heap names.  AOSP libdmabufheap finds the system heap on /dev/ion by the
  * name "ion_system_heap" through ION_IOC_HEAP_QUERY.
@@ -92,6 +109,11 @@ enum ion_heap_type {
  * ---------------------------------------------------------------------
  */
 
+/* The handle ABI's ALLOC struct by its AOSP name, unless told otherwise. */
+#ifndef ION_UAPI_4_12_NAMES
+#define ion_allocation_data_legacy ion_allocation_data
+#endif
+
 /**
  * struct ion_allocation_data_legacy - ION_IOC_ALLOC_LEGACY argument
  * @len:	  in: size in bytes, rounded up to whole pages
@@ -102,6 +124,7 @@ enum ion_heap_type {
  * @handle:	  out: the new handle
  *
  * 32 bytes for 64-bit callers, 20 bytes for 32-bit callers (size_t).
+ * Called struct ion_allocation_data unless ION_UAPI_4_12_NAMES is defined.
  */
 struct ion_allocation_data_legacy {
 	__kernel_size_t len;
@@ -141,80 +164,11 @@ struct ion_custom_data {
 	unsigned long arg;
 };
 
-/* ---------------------------------------------------------------------
- * The fd ABI (Linux 4.12+)
- * ---------------------------------------------------------------------
- */
-
-/**
- * struct ion_allocation_data - ION_IOC_ALLOC argument
- * @len:	  in: size in bytes, rounded up to whole pages
- * @heap_id_mask: in: heaps to try, highest heap id first
- * @flags:	  in: ION_FLAG_*
- * @fd:		  out: a dma-buf fd (O_RDWR | O_CLOEXEC); ignored on input
- * @unused:	  ignored (as by the 4.12-5.10 kernels)
- */
-struct ion_allocation_data {
-	__u64 len;
-	__u32 heap_id_mask;
-	__u32 flags;
-	__u32 fd;
-	__u32 unused;
-};
-
-/**
- * struct ion_heap_data - one heap, as ION_IOC_HEAP_QUERY reports it
- * @name:      NUL-terminated heap name (ION_*_HEAP_NAME)
- * @type:      enum ion_heap_type
- * @heap_id:   bit number of the heap in a heap_id_mask
- * @reserved0: 0
- * @reserved1: 0
- * @reserved2: 0
- */
-struct ion_heap_data {
-	char name[ION_MAX_HEAP_NAME];
-	__u32 type;
-	__u32 heap_id;
-	__u32 reserved0;
-	__u32 reserved1;
-	__u32 reserved2;
-};
-
-/**
- * struct ion_heap_query - ION_IOC_HEAP_QUERY argument
- * @cnt:       in: entries in @heaps; out: entries filled (or, when @heaps
- *	       is 0, the number of heaps, whatever @cnt was)
- * @reserved0: must be 0
- * @heaps:     in: user pointer to an array of struct ion_heap_data
- * @reserved1: must be 0
- * @reserved2: must be 0
- */
-struct ion_heap_query {
-	__u32 cnt;
-	__u32 reserved0;
-	__u64 heaps;
-	__u32 reserved1;
-	__u32 reserved2;
-};
-
-/* Version reported by ION_IOC_ABI_VERSION (2 as on Android common kernels). */
-#define ION_ABI_VERSION			2
-
 #define ION_IOC_MAGIC			'I'
 
 /*
- * ION_IOC_ALLOC - allocate a buffer, get a dma-buf fd (fd ABI)
- *   -ENODEV  heap_id_mask is 0 or names no registered heap
- *   -EINVAL  len is 0 or overflows when page aligned (unknown flag bits,
- *	      fd and unused are ignored, as the kernels of this ABI did)
- *   -ENOMEM  no heap in the mask could satisfy the request
- *   -EMFILE  no free fd
- */
-#define ION_IOC_ALLOC		_IOWR(ION_IOC_MAGIC, 0, struct ion_allocation_data)
-
-/*
  * ION_IOC_ALLOC_LEGACY - allocate a buffer, get a handle (handle ABI);
- * historically also named ION_IOC_ALLOC.  Errors as ION_IOC_ALLOC, and
+ * also named ION_IOC_ALLOC (see the top).  Errors as ION_IOC_NEW_ALLOC, and
  *   -EINVAL  align is above PAGE_SIZE and not a power of two (up to
  *	      PAGE_SIZE it is ignored), or no heap in the mask can honour it
  *	      (a heap that cannot passes the request on to the next; -ENOMEM
@@ -263,15 +217,13 @@ struct ion_heap_query {
  */
 #define ION_IOC_SYNC		_IOWR(ION_IOC_MAGIC, 7, struct ion_fd_data)
 
-/*
- * ION_IOC_HEAP_QUERY - list the heaps in allocation priority order
- * (highest heap id first).
- *   -EINVAL  a reserved field is not 0
- *   -EFAULT  the heaps array cannot be written
- */
-#define ION_IOC_HEAP_QUERY	_IOWR(ION_IOC_MAGIC, 8, struct ion_heap_query)
+/* The fd ABI, ABI_VERSION, and the name of the handle ABI's ALLOC. */
+#include "ion_4.19.h"
 
-/* ION_IOC_ABI_VERSION - read ION_ABI_VERSION. */
-#define ION_IOC_ABI_VERSION	_IOR(ION_IOC_MAGIC, 9, __u32)
+#ifdef ION_UAPI_4_12_NAMES
+#define ION_IOC_ALLOC		ION_IOC_NEW_ALLOC
+#else
+#define ION_IOC_ALLOC		ION_IOC_ALLOC_LEGACY
+#endif
 
 #endif /* _UAPI_LINUX_ION_H */

@@ -15,7 +15,7 @@ _Static_assert(sizeof(struct ion_allocation_data_legacy) == 20,
 	       "handle-ABI ALLOC is 20 bytes for 32-bit callers");
 _Static_assert(ION_IOC_ALLOC_LEGACY == 0xC0144900, "ALLOC_LEGACY number");
 _Static_assert(ION_IOC_CUSTOM == 0xC0084906, "CUSTOM number");
-_Static_assert(ION_IOC_ALLOC == 0xC0184900, "ALLOC number");
+_Static_assert(ION_IOC_NEW_ALLOC == 0xC0184900, "ALLOC number");
 _Static_assert(ION_IOC_FREE == 0xC0044901, "FREE number");
 _Static_assert(ION_IOC_MAP == 0xC0084902, "MAP number");
 _Static_assert(ION_IOC_SHARE == 0xC0084904, "SHARE number");

@@ -10,9 +10,9 @@
 
 void op_alloc(struct thr *t)
 {
-	struct ion_allocation_data a = { 0 }, *p;
+	struct ion_new_allocation_data a = { 0 }, *p;
 	struct call c = {
-		.name = "ION_IOC_ALLOC", .cmd = ION_IOC_ALLOC,
+		.name = "ION_IOC_NEW_ALLOC", .cmd = ION_IOC_NEW_ALLOC,
 		.fd_kind = K_ION,
 	};
 	int fd = ion_fd(t), sane, err, einval, enodev;
@@ -53,7 +53,7 @@ void op_alloc(struct thr *t)
 	ok = by_mode(c.mode, 1, ok);
 	p = place(t, &a, sizeof(a), &c.mode);
 	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_ALLOC, p);
+	err = do_ioctl(t, fd, ION_IOC_NEW_ALLOC, p);
 	check(t, &c, err, ok, NULL);
 	if (!err && c.mode == M_OK)
 		new_buf(t, &c, p->fd, a.len);

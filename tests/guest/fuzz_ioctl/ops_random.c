@@ -20,7 +20,7 @@ struct known {
 };
 
 static const struct known ion_known[] = {
-	{ ION_IOC_ALLOC, "ION_IOC_ALLOC", OK | E(ENODEV) | E(EINVAL) |
+	{ ION_IOC_NEW_ALLOC, "ION_IOC_NEW_ALLOC", OK | E(ENODEV) | E(EINVAL) |
 	  E(ENOMEM) | E(EMFILE), 16, -1 },
 	{ ION_IOC_ALLOC_LEGACY, "ION_IOC_ALLOC_LEGACY", OK | E(ENODEV) |
 	  E(EINVAL) | E(ENOMEM) | E(EMFILE), -1, 24 },

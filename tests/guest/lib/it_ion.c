@@ -85,14 +85,14 @@ int it_setup(struct it_heaps *hs)
 int it_alloc_fd(int fd, uint64_t len, unsigned int mask,
 		unsigned int flags)
 {
-	struct ion_allocation_data a;
+	struct ion_new_allocation_data a;
 	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.len = len;
 	a.heap_id_mask = mask;
 	a.flags = flags;
-	ret = it_ioctl(fd, ION_IOC_ALLOC, &a);
+	ret = it_ioctl(fd, ION_IOC_NEW_ALLOC, &a);
 	return ret ? ret : (int)a.fd;
 }
 
