@@ -38,6 +38,11 @@ export KVER BUILD
 kernel=${KERNEL_IMAGE:-/boot/vmlinuz-$KVER}
 ARCH=${ARCH:-x86_64}
 qemu=qemu-system-x86_64 machine=q35 cpu=max
+# Modules built from a copy of the sources (arm64, a KSERIES other than
+# the default) are there, not in the tree.
+if [ -z "${ION_KO_DIR:-}" ] && [ -e "$BUILD/src/kernel/ion.ko" ]; then
+	export ION_KO_DIR=$BUILD/src
+fi
 if [ "$ARCH" = arm64 ]; then
 	kroot=$("$top/scripts/deps.sh" --kroot)
 	kernel=${KERNEL_IMAGE:-$kroot/boot/vmlinuz-$KVER}

@@ -202,6 +202,10 @@ static int ion_carveout_find(phys_addr_t *base, phys_addr_t *size)
 {
 	if (!carveout_region || !*carveout_region)
 		return -ENODEV;
+	if (!ION_HAVE_RESERVE_MEM) {
+		pr_info("ion: carveout heap off: this kernel has no reserve_mem= (6.11+)\n");
+		return -ENODEV;
+	}
 	if (!reserve_mem_find_by_name(carveout_region, base, size))
 		return -ENODEV;
 	if (!PAGE_ALIGNED(*base) || !PAGE_ALIGNED(*size) || !*size) {
