@@ -12,6 +12,8 @@
  *  - fd passing: A allocates, sends the fd to B and closes its own: A
  *    still pays, B does not; the charge goes when B closes.  When A
  *    exits first, B still pays nothing (the documented limit);
+ *  - a kernel client's buffer (ion_test's, allocated in this process's
+ *    ioctl and shared to it as an fd) is charged to no process;
  *  - the scenario of issue 19: a hog holds most of RAM in system-heap
  *    buffers (until ion refuses at its reserve), an innocent process then
  *    touches a quarter of RAM of anonymous memory: the OOM killer kills
@@ -210,6 +212,35 @@ out:
 	close(sv[0]);
 }
 
+/*
+ * ion_test's kernel client allocates 16 MiB in this process's ioctl
+ * (ION_TEST_IOC_KAPI) and shares it as an fd: held here, it is not
+ * charged to this process.
+ */
+static void case_kernel_client(int ion)
+{
+	struct ion_test_kapi k = { .seed = 1, .len = 16 * MIB };
+	long long base = rss_shmem(0);
+	int tfd = ht_test_open(), ret;
+
+	if (tfd < 0) {
+		tap_skip("a kernel client's buffer is charged to no process",
+			 "ion_test does not load");
+		return;
+	}
+	k.fd = it_alloc_fd(ion, it_page(), ION_HEAP_SYSTEM_MASK, 0);
+	k.heap_mask = ION_HEAP_SYSTEM_MASK;
+	ret = k.fd < 0 ? k.fd : it_ioctl(tfd, ION_TEST_IOC_KAPI, &k);
+	tap_ok(!ret && k.share_fd >= 0 && !(k.failed & ION_TEST_KAPI_ALLOC) &&
+	       near("self", base, rss_shmem(0), it_page()),
+	       "a kernel client's 16 MiB buffer is charged to no process (held here as an fd)");
+	if (!ret && k.share_fd >= 0)
+		close(k.share_fd);
+	if (k.fd >= 0)
+		close(k.fd);
+	close(tfd);
+}
+
 /* Hold system-heap buffers until ion refuses; report the bytes held. */
 static void hog(int out)
 {
@@ -351,6 +382,7 @@ int main(void)
 	case_child_pays(ion);
 	case_fd_passing(ion, 0);
 	case_fd_passing(ion, 1);
+	case_kernel_client(ion);
 	case_oom();
 	close(ion);
 	ht_drop_pools();
