@@ -22,11 +22,13 @@
  *
  * So every byte of a live buffer counts in the RSS of the address space
  * that allocated it, as shared memory: the mm's MM_SHMEMPAGES counter,
- * which /proc/<pid>/status shows as RssShmem (and within VmRSS),
- * /proc/<pid>/statm within "resident" and "shared", and the OOM
- * killer's "Killed process" line as shmem-rss.  (smaps, which walks page
- * tables, does not show it; the rss_stat tracepoint, which modules cannot
- * reach, does not fire for it.)  The rule for a shared buffer:
+ * which /proc/<pid>/status shows as RssShmem (and within VmRSS and the
+ * high-water mark VmHWM, hence getrusage()'s ru_maxrss), /proc/<pid>/statm
+ * within "resident" and "shared", /proc/<pid>/oom_score through the
+ * badness, and the OOM killer's "Killed process" line as shmem-rss.
+ * (smaps, which walks page tables, does not show it; the rss_stat
+ * tracepoint, which modules cannot reach, does not fire for it.)  The
+ * rule for a shared buffer:
  *
  * - The charge is taken when the buffer goes live, from the address
  *   space of the task that made the allocation call (whichever client's
