@@ -39,9 +39,13 @@
  *   buffers by handing their fds around while it lives; an OOM kill of
  *   the allocator frees what only it holds.
  * - The charge is not taken for kernel clients (include/linux/ion.h),
- *   for tasks without an address space (kernel threads), or while the
+ *   for tasks without an address space (kernel threads), for heaps of
+ *   memory set aside at boot (&ion_heap.reserved_mem: the carveout, whose
+ *   memory a kill would not give back to anyone else), or while the
  *   module parameter oom_charge is off (it applies to buffers allocated
- *   from then on; each buffer remembers whether it was charged).
+ *   from then on; each buffer remembers whether it was charged).  Every
+ *   other heap is charged: system, system-contig, and the DMA heap (its
+ *   memory, CMA's included, serves other allocations once freed).
  * - Limit: when the charged address space goes (the allocator exits, or
  *   replaces its image with execve()) while another process still holds
  *   the buffer, the buffer counts in no live process's RSS: the charge
@@ -78,8 +82,9 @@ static void ion_oom_add(struct mm_struct *mm, long pages)
  * @buffer: a buffer going live, with its size and owner set
  *
  * Charges the address space of the calling task unless the buffer is a
- * kernel client's, the caller has no address space of its own, or
- * oom_charge is off; @buffer->oom_mm records the charged mm (or NULL).
+ * kernel client's, the caller has no address space of its own, the heap's
+ * memory was reserved at boot, or oom_charge is off; @buffer->oom_mm
+ * records the charged mm (or NULL).
  *
  * Context: Process context, the allocating task; does not sleep.
  */
@@ -89,7 +94,7 @@ void ion_oom_charge(struct ion_core_buffer *buffer)
 
 	buffer->oom_mm = NULL;
 	if (!READ_ONCE(oom_charge) || buffer->owner->kernel || !mm ||
-	    (current->flags & PF_KTHREAD))
+	    (current->flags & PF_KTHREAD) || buffer->base.heap->reserved_mem)
 		return;
 	mmgrab(mm);
 	ion_oom_add(mm, buffer->base.size >> PAGE_SHIFT);
