@@ -7,6 +7,7 @@
  *  - the charge: RssShmem grows by the buffer's size at allocation and
  *    is back at the free; with oom_charge=N nothing is counted, and a
  *    buffer charged before the switch is still given back exactly;
+ *  - every heap is charged but the carveout (memory reserved at boot);
  *  - a forked child allocating through its parent's /dev/ion file pays,
  *    not the parent;
  *  - fd passing: A allocates, sends the fd to B and closes its own: A
@@ -104,6 +105,41 @@ static void case_charge(int ion)
 	ht_write_str(PARAM, "Y", 0);
 	tap_ok(charged && near("self", base, rss_shmem(0), 0),
 	       "a buffer charged before oom_charge=N is given back exactly");
+}
+
+/*
+ * Every heap's buffers are charged but the carveout's, whose memory was
+ * set aside at boot: a kill would give it back to no one else.
+ */
+static void case_heaps(int ion, const struct it_heaps *hs)
+{
+	const long long len = 4 * MIB;
+	const struct it_heap *kh;
+	long long base, held;
+	unsigned int i;
+	int buf, want;
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		kh = &it_known_heaps[i];
+		want = kh->type != ION_HEAP_TYPE_CARVEOUT;
+		if (!it_heap_find(hs, kh->name)) {
+			tap_skip(kh->name, "the kernel has no such heap");
+			continue;
+		}
+		base = rss_shmem(0);
+		buf = it_alloc_fd(ion, len, 1U << kh->id, 0);
+		if (buf < 0) {
+			tap_skip(kh->name, "no 4 MiB buffer now");
+			continue;
+		}
+		held = rss_shmem(0);
+		close(buf);
+		tap_ok(near("self", base, held, want ? len : 0) &&
+		       near("self", base, rss_shmem(0), 0),
+		       "%s: a 4 MiB buffer %s", kh->name,
+		       want ? "is charged until freed" :
+		       "is not charged (memory reserved at boot)");
+	}
 }
 
 /* A forked child allocates through the parent's /dev/ion file. */
@@ -379,6 +415,7 @@ int main(void)
 	if (ht_write_str(PARAM, "Y", 0) || set_adj("-1000"))
 		tap_ok(0, "oom_charge and oom_score_adj are writable");
 	case_charge(ion);
+	case_heaps(ion, &hs);
 	case_child_pays(ion);
 	case_fd_passing(ion, 0);
 	case_fd_passing(ion, 1);
