@@ -51,9 +51,10 @@
  *   the buffer, the buffer counts in no live process's RSS: the charge
  *   stays with the dead address space until the buffer is freed.  What a
  *   user can hide that way is bounded by the per-user quota (ion_quota.c,
- *   half of RAM by default for an ordinary user) and, for a task in a
- *   memory cgroup, by the cgroup's charge, both of which count the buffer
- *   against the allocator for its whole life.
+ *   half of RAM by default for an ordinary user) and, for system and
+ *   system-contig buffers of a task in a memory cgroup, by the cgroup's
+ *   charge, both of which count the buffer against the allocator for its
+ *   whole life.
  *
  * A charged buffer holds a reference on the mm_struct (mmgrab(), not the
  * address space: a dead allocator's mm_struct, a few KiB, stays until its
