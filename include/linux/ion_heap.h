@@ -128,6 +128,10 @@ struct ion_heap_ops {
  * @size:	optional: the most bytes the heap can ever give (a carveout's
  *		or CMA area's size), 0 when only RAM bounds it; the default
  *		per-user quota is half of it (ion_quota.c)
+ * @reserved_mem: the heap's memory was set aside at boot (a carveout) and
+ *		never goes back to the page allocator: freeing it relieves
+ *		no memory pressure, so its buffers count in no process's
+ *		RSS for the OOM killer (ion_oom.c)
  * @dev:	optional device the heap allocates for (DMA-API heaps); the
  *		heap's @begin_cpu_access / @end_cpu_access do the cache
  *		maintenance for it
@@ -147,6 +151,7 @@ struct ion_heap {
 	unsigned int id;
 	const struct ion_heap_ops *ops;
 	u64 size;
+	bool reserved_mem;
 	struct device *dev;
 	void *priv;
 	struct module *owner;

@@ -31,11 +31,14 @@
  * ion_uncharge(): per heap and in total, live buffers and bytes, the peak
  * of bytes, successful allocations (buffers that went live: one lock round
  * per buffer) and failed attempts (a heap that refused, or an export that
- * failed after it).  This is where per-client quotas and memcg charging
- * will hook in.  The backing of a buffer is reached only through the heap
- * ops and ion_buffer_sg_table(), which already sets up a heap's sg table
- * lazily; delayed allocation (the backing chosen at first attach) will fit
- * behind the same two doors.
+ * failed after it).  The other charges hook in here too: quotas
+ * (ion_quota.c) as a heap is tried, the allocator's RSS for the OOM
+ * killer (ion_oom.c) as the buffer goes live and is freed; memcg charging
+ * is the heaps' (__GFP_ACCOUNT, kernel/heaps/ion_memcg.c).  The backing
+ * of a buffer is reached only through the heap ops and
+ * ion_buffer_sg_table(), which already sets up a heap's sg table lazily;
+ * delayed allocation (the backing chosen at first attach) will fit behind
+ * the same two doors.
  */
 
 /* Count a failed allocation attempt on @heap. */
@@ -62,10 +65,11 @@ static void ion_stats_sub(struct ion_stats *st, u64 size)
 }
 
 /*
- * Make a new, exported buffer live: counted (an allocation that succeeded)
- * and listed in its heap.  A list, not an index: adding and removing cost
- * a few instructions where an xarray's store and erase cost about 1 200,
- * 10 % of a 4 KiB allocation and free (icount bench).
+ * Make a new, exported buffer live: in its allocator's RSS (ion_oom.c),
+ * counted (an allocation that succeeded) and listed in its heap.  A list,
+ * not an index: adding and removing cost a few instructions where an
+ * xarray's store and erase cost about 1 200, 10 % of a 4 KiB allocation
+ * and free (icount bench).
  */
 static void ion_charge(struct ion_core_buffer *buffer)
 {
@@ -73,6 +77,7 @@ static void ion_charge(struct ion_core_buffer *buffer)
 	struct ion_heap_core *core = buffer->base.heap->core;
 
 	buffer->id = atomic64_inc_return(&dev->next_buffer_id);
+	ion_oom_charge(buffer);
 	spin_lock(&dev->stats_lock);
 	ion_stats_add(&core->stats, buffer->base.size);
 	ion_stats_add(&dev->stats, buffer->base.size);
@@ -91,6 +96,7 @@ static void ion_uncharge(struct ion_core_buffer *buffer)
 	ion_stats_sub(&core->stats, buffer->base.size);
 	ion_stats_sub(&dev->stats, buffer->base.size);
 	spin_unlock(&dev->stats_lock);
+	ion_oom_uncharge(buffer);
 }
 
 /**

@@ -254,6 +254,7 @@ int ion_carveout_heap_init(void)
 
 	co->heap.name = ION_CARVEOUT_HEAP_NAME;
 	co->heap.size = size;
+	co->heap.reserved_mem = true;
 	co->heap.type = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.id = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.ops = &ion_carveout_heap_ops;

@@ -26,6 +26,7 @@ struct dentry;
 struct dma_buf;
 struct file;
 struct ion_heap_node;
+struct mm_struct;
 struct pid;
 
 /*
@@ -186,6 +187,8 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @vaddr:	  the kernel mapping, while @kmap_count > 0
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
  * @uid:	  the user charged for the buffer (ion_quota.c)
+ * @oom_mm:	  the address space whose RSS counts the buffer, or NULL
+ *		  (ion_oom.c); a reference (mmgrab()) while set
  * @one_table:	  the table of a single-chunk buffer, see
  *		  ion_buffer_one_chunk(): heaps with one chunk per buffer
  *		  allocate no table of their own
@@ -214,6 +217,7 @@ struct ion_core_buffer {
 	void *vaddr;
 	bool heap_mapped_dma;
 	kuid_t uid;
+	struct mm_struct *oom_mm;
 	struct sg_table one_table;
 	struct scatterlist one_sg;
 };
@@ -368,6 +372,10 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer);
 void ion_quota_uncharge(struct ion_heap *heap, struct ion_core_buffer *buffer);
 void ion_quota_heap_exit(struct ion_heap_core *core);
 void ion_quota_debugfs_init(struct ion_device *dev);
+
+/* ion_oom.c */
+void ion_oom_charge(struct ion_core_buffer *buffer);
+void ion_oom_uncharge(struct ion_core_buffer *buffer);
 
 /* ion_heap.c */
 void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: what the OOM killer sees - a buffer counts in the RSS of the
+ * process that allocated it.
+ */
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu_counter.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+
+#include "ion_priv.h"
+
+/**
+ * DOC: the OOM killer
+ *
+ * The OOM killer picks its victim by badness: the RSS of the victim's
+ * address space (its mm), its swap entries and its page tables.  Memory
+ * behind an ion buffer is in no page table the kernel counts (user
+ * mappings are PFN maps), so without help a process holding most of RAM
+ * in ion buffers looks empty and an innocent process dies instead.
+ *
+ * So every byte of a live buffer counts in the RSS of the address space
+ * that allocated it, as shared memory: the mm's MM_SHMEMPAGES counter,
+ * which /proc/<pid>/status shows as RssShmem (and within VmRSS and the
+ * high-water mark VmHWM, hence getrusage()'s ru_maxrss), /proc/<pid>/statm
+ * within "resident" and "shared", /proc/<pid>/oom_score through the
+ * badness, and the OOM killer's "Killed process" line as shmem-rss.
+ * (smaps, which walks page tables, does not show it; the rss_stat
+ * tracepoint, which modules cannot reach, does not fire for it.)  The
+ * rule for a shared buffer:
+ *
+ * - The charge is taken when the buffer goes live, from the address
+ *   space of the task that made the allocation call (whichever client's
+ *   file it used), and given back when the buffer is freed, whoever
+ *   drops the last reference.  It never moves: passing the fd to another
+ *   process, closing it in the allocator, importing or mapping it
+ *   elsewhere leaves it where it is.  A process therefore cannot hide its
+ *   buffers by handing their fds around while it lives; an OOM kill of
+ *   the allocator frees what only it holds.
+ * - The charge is not taken for kernel clients (include/linux/ion.h),
+ *   for tasks without an address space (kernel threads), for heaps of
+ *   memory set aside at boot (&ion_heap.reserved_mem: the carveout, whose
+ *   memory a kill would not give back to anyone else), or while the
+ *   module parameter oom_charge is off (it applies to buffers allocated
+ *   from then on; each buffer remembers whether it was charged).  Every
+ *   other heap is charged: system, system-contig, and the DMA heap (its
+ *   memory, CMA's included, serves other allocations once freed).
+ * - Limit: when the charged address space goes (the allocator exits, or
+ *   replaces its image with execve()) while another process still holds
+ *   the buffer, the buffer counts in no live process's RSS: the charge
+ *   stays with the dead address space until the buffer is freed.  What a
+ *   user can hide that way is bounded by the per-user quota (ion_quota.c,
+ *   half of RAM by default for an ordinary user) and, for system and
+ *   system-contig buffers of a task in a memory cgroup, by the cgroup's
+ *   charge, both of which count the buffer against the allocator for its
+ *   whole life.
+ *
+ * A charged buffer holds a reference on the mm_struct (mmgrab(), not the
+ * address space: a dead allocator's mm_struct, a few KiB, stays until its
+ * last charged buffer is freed), so the counter is back at zero before
+ * the kernel checks it on freeing the mm.  The charge and uncharge are a
+ * per-CPU counter add each, lock-free on the allocation path.
+ */
+
+static bool oom_charge = true;
+module_param(oom_charge, bool, 0644);
+MODULE_PARM_DESC(oom_charge,
+		 "count each buffer in the RSS (RssShmem) of the process that allocated it, for the OOM killer (default on)");
+
+static void ion_oom_add(struct mm_struct *mm, long pages)
+{
+	/*
+	 * add_mm_counter() would also fire the rss_stat tracepoint, whose
+	 * helper is not exported; the counter itself is what the OOM killer
+	 * and /proc read.
+	 */
+	percpu_counter_add(&mm->rss_stat[MM_SHMEMPAGES], pages);
+}
+
+/**
+ * ion_oom_charge() - count a new buffer in its allocator's RSS
+ * @buffer: a buffer going live, with its size and owner set
+ *
+ * Charges the address space of the calling task unless the buffer is a
+ * kernel client's, the caller has no address space of its own, the heap's
+ * memory was reserved at boot, or oom_charge is off; @buffer->oom_mm
+ * records the charged mm (or NULL).
+ *
+ * Context: Process context, the allocating task; does not sleep.
+ */
+void ion_oom_charge(struct ion_core_buffer *buffer)
+{
+	struct mm_struct *mm = current->mm;
+
+	buffer->oom_mm = NULL;
+	if (!READ_ONCE(oom_charge) || buffer->owner->kernel || !mm ||
+	    (current->flags & PF_KTHREAD) || buffer->base.heap->reserved_mem)
+		return;
+	mmgrab(mm);
+	ion_oom_add(mm, buffer->base.size >> PAGE_SHIFT);
+	buffer->oom_mm = mm;
+}
+
+/**
+ * ion_oom_uncharge() - undo ion_oom_charge() as the buffer is freed
+ * @buffer: the buffer
+ *
+ * The charged mm may belong to another process than the caller's, or to
+ * none any more; the reference the charge holds keeps its counters alive.
+ *
+ * Context: Process context.
+ */
+void ion_oom_uncharge(struct ion_core_buffer *buffer)
+{
+	struct mm_struct *mm = buffer->oom_mm;
+
+	if (!mm)
+		return;
+	buffer->oom_mm = NULL;
+	ion_oom_add(mm, -(long)(buffer->base.size >> PAGE_SHIFT));
+	mmdrop(mm);
+}
