@@ -5,7 +5,6 @@
  */
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
-#include <linux/percpu_counter.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 
@@ -70,12 +69,7 @@ MODULE_PARM_DESC(oom_charge,
 
 static void ion_oom_add(struct mm_struct *mm, long pages)
 {
-	/*
-	 * add_mm_counter() would also fire the rss_stat tracepoint, whose
-	 * helper is not exported; the counter itself is what the OOM killer
-	 * and /proc read.
-	 */
-	percpu_counter_add(&mm->rss_stat[MM_SHMEMPAGES], pages);
+	ion_mm_counter_add(mm, MM_SHMEMPAGES, pages);
 }
 
 /**

@@ -108,6 +108,21 @@ static inline void shrinker_free(struct shrinker *s)
 #define ion_shrinker_data(s)	((s)->private_data)
 #endif
 
+/*
+ * 6.2: an mm's RSS counters became per-CPU counters.  add_mm_counter()
+ * would also fire the rss_stat tracepoint, whose helper is not exported;
+ * the counter itself is what the OOM killer and /proc read.
+ */
+static inline void ion_mm_counter_add(struct mm_struct *mm, int member,
+				      long pages)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+	atomic_long_add(pages, &mm->rss_stat.count[member]);
+#else
+	percpu_counter_add(&mm->rss_stat[member], pages);
+#endif
+}
+
 /* 6.11: reserve_mem= and its lookup; before, no region is ever found. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 #define ION_HAVE_RESERVE_MEM	0
