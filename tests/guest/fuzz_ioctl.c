@@ -156,8 +156,7 @@ static void op_fork(struct thr *t)
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		struct call c = { .name = "forked child", .fd_kind = -1 };
 
-		c.a[0] = status;
-		c.na = 1;
+		CALL_ARGS(&c, status);
 		__atomic_add_fetch(&sh->child_crashes, 1, __ATOMIC_RELAXED);
 		violation(t, &c, 0, "the child died (status in the first argument)");
 	}

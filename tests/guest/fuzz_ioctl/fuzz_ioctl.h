@@ -150,6 +150,21 @@ void log_call(const struct thr *t, const struct call *c);
 int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg);
 void count_call(struct thr *t);
 
+/* Record a call's arguments (at most 6) for its log and its violations. */
+void call_args(struct call *c, const unsigned long long *a, int na);
+#define CALL_ARGS(c, ...)						\
+	call_args((c), (const unsigned long long[]){ __VA_ARGS__ },	\
+		  sizeof((unsigned long long[]){ __VA_ARGS__ }) /	\
+		  sizeof(unsigned long long))
+
+/*
+ * Place @size bytes of @arg as c->mode says (place() may change the mode),
+ * log the call and make it: c->cmd on @fd.  Returns the argument passed;
+ * *@err is the call's errno, 0 for success.
+ */
+void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
+		  size_t size, int *err);
+
 /* ------------------------------------------------------------------ */
 /* Arguments and pools (args.c)                                       */
 

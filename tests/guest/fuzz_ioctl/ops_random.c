@@ -120,8 +120,7 @@ void op_random_cmd(struct thr *t)
 	c.mode = pick_mode(t);
 	if (size > sizeof(data) && c.mode != M_OK)
 		c.mode = M_NULL;
-	c.a[0] = size;
-	c.na = 1;
+	CALL_ARGS(&c, size);
 	if (c.fd_kind == K_NODE) {
 		/* mainline semantics: only _IOC_NR selects; 0 is ALLOC */
 		if (_IOC_NR(c.cmd) == 0)

@@ -86,6 +86,15 @@ int check(struct thr *t, const struct call *c, int err, eset_t allowed,
 	return 0;
 }
 
+void call_args(struct call *c, const unsigned long long *a, int na)
+{
+	int i;
+
+	for (i = 0; i < na && i < (int)IT_ARRAY_SIZE(c->a); i++)
+		c->a[i] = a[i];
+	c->na = i;
+}
+
 void log_call(const struct thr *t, const struct call *c)
 {
 	char buf[400];
@@ -111,6 +120,16 @@ int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg)
 	__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
 	ret = ioctl(fd, cmd, arg);
 	return ret < 0 ? errno : 0;
+}
+
+void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
+		  size_t size, int *err)
+{
+	void *p = place(t, arg, size, &c->mode);
+
+	log_call(t, c);
+	*err = do_ioctl(t, fd, c->cmd, p);
+	return p;
 }
 
 void count_call(struct thr *t)
