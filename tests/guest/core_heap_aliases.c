@@ -76,14 +76,6 @@ static dev_t sysfs_devt(const char *class, const char *name)
 	return d;
 }
 
-static long long heap_num(const char *heap, const char *key)
-{
-	char path[200];
-
-	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
-	return it_dfs_file_num(path, key);
-}
-
 /* allocs over every ion heap. */
 static long long all_allocs(const struct it_heaps *hs)
 {
@@ -91,7 +83,7 @@ static long long all_allocs(const struct it_heaps *hs)
 	unsigned int i;
 
 	for (i = 0; i < hs->cnt; i++)
-		n += heap_num(hs->h[i].name, "allocs");
+		n += it_heap_num(hs->h[i].name, "allocs");
 	return n;
 }
 
@@ -129,7 +121,7 @@ static void mainline_cases(const char *name, const struct it_heaps *hs)
 static void alias_cases(const char *name, const char *base, int cached,
 			const char *heap)
 {
-	long long n0 = heap_num(heap, "allocs"), b0 = heap_num(heap, "buffers");
+	long long n0 = it_heap_num(heap, "allocs"), b0 = it_heap_num(heap, "buffers");
 	dev_t rdev = node_rdev(name);
 	int hfd, fd;
 
@@ -144,12 +136,12 @@ static void alias_cases(const char *name, const char *base, int cached,
 	hfd = dh_open(name);
 	fd = hfd >= 0 ? dh_alloc(hfd, 4096, O_RDWR | O_CLOEXEC) : hfd;
 	if (it_expect(fd, 0, "%s: ALLOC", name)) {
-		tap_ok(heap_num(heap, "allocs") == n0 + 1 &&
-		       heap_num(heap, "buffers") == b0 + 1,
+		tap_ok(it_heap_num(heap, "allocs") == n0 + 1 &&
+		       it_heap_num(heap, "buffers") == b0 + 1,
 		       "%s: backed by %s (its allocs and buffers move)", name,
 		       heap);
 		close(fd);
-		tap_ok(heap_num(heap, "buffers") == b0,
+		tap_ok(it_heap_num(heap, "buffers") == b0,
 		       "%s: the buffer leaves %s when closed", name, heap);
 	}
 	if (hfd >= 0)

@@ -212,6 +212,22 @@ int it_send_fd(int sock, int fd, const void *data, size_t len, int flags);
 int it_recv_fd(int sock, void *data, size_t len, int flags);
 
 /*
+ * Quotas and other users (it_quota.c).  it_become_user(): this process
+ * becomes @uid, with @group as its one supplementary group ((gid_t)-1:
+ * none); 0 or -errno.  it_param_set(): write @val to ion's parameter
+ * @name (in IT_PARAMS); it_param_set_array(): the @n values of @vals,
+ * comma-separated; both 0 or -errno.
+ * it_quota_bytes(): the bytes debugfs's quota file counts for @heap,
+ * @kind ("uid" or "client") and @who (NULL: any), summed over the rows
+ * that match; -1 when none does.
+ */
+#define IT_PARAMS	"/sys/module/ion/parameters/"
+int it_become_user(uid_t uid, gid_t group);
+int it_param_set(const char *name, const char *val);
+int it_param_set_array(const char *name, const long *vals, unsigned int n);
+long long it_quota_bytes(const char *heap, const char *kind, const char *who);
+
+/*
  * A worker process (it_worker.c): it_worker_start() forks it; it opens
  * /dev/ion as the caller, runs @setup(@arg) (non-zero: it exits), then
  * holds the buffers it allocates on command.  Each command answers how
@@ -263,6 +279,9 @@ int it_dfs_load_heap(struct it_dfs *d, const char *heap);
 
 /* The number of "key: value" line @key of the debugfs file @path, or -1. */
 long long it_dfs_file_num(const char *path, const char *key);
+
+/* The number of "key: value" line @key of heaps/@heap, or -1. */
+long long it_heap_num(const char *heap, const char *key);
 
 /* summary's "buffers" and "bytes", or -errno. */
 int it_summary(long long *buffers, long long *bytes);

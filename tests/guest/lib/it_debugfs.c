@@ -152,6 +152,14 @@ long long it_dfs_file_num(const char *path, const char *key)
 	return v;
 }
 
+long long it_heap_num(const char *heap, const char *key)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
+	return it_dfs_file_num(path, key);
+}
+
 int it_summary(long long *buffers, long long *bytes)
 {
 	struct it_dfs d;
