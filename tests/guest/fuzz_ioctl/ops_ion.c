@@ -11,7 +11,8 @@
 /*
  * What an allocation may answer: EINVAL for an argument it refuses (ENODEV
  * too when @enodev, a mask without our heaps), else ENODEV for such a mask,
- * ENOMEM for more than all of RAM, else @fine.
+ * ENOMEM for more than all of RAM, else @fine, or EDQUOT while a quota
+ * applies.
  */
 static eset_t alloc_ok(int einval, int enodev, unsigned long long len,
 		       eset_t fine)
@@ -22,7 +23,7 @@ static eset_t alloc_ok(int einval, int enodev, unsigned long long len,
 		return E(ENODEV);
 	if (len > totalram)
 		return E(ENOMEM);
-	return fine;
+	return fine | quota_eset();
 }
 
 void op_alloc(struct thr *t)
