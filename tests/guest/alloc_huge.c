@@ -105,6 +105,7 @@ static void near_total_case(unsigned long long total)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct it_heaps hs;
 	struct sysinfo si;
 	long long b0, y0, b1, y1;
@@ -118,13 +119,7 @@ int main(void)
 	}
 	if (it_summary(&b0, &y0))
 		b0 = y0 = -1;
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		snprintf(name, sizeof(name), "%s ALLOC", k->name);
 		huge_case(name, 1U << k->id, 0);
 		snprintf(name, sizeof(name), "%s ALLOC_LEGACY", k->name);

@@ -228,6 +228,7 @@ out:
 
 int main(void)
 {
+	const struct it_heap *kh;
 	struct it_heaps hs;
 	unsigned int i, c;
 	int ion, tfd;
@@ -243,13 +244,7 @@ int main(void)
 #else
 	memtype_list_note();
 #endif
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *kh = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, kh->name)) {
-			tap_skip(kh->name, "heap not registered");
-			continue;
-		}
+	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {
 			attr_case(ion, tfd, kh, ht_cache_modes[c].flags,
 				  ht_cache_modes[c].name);

@@ -120,6 +120,7 @@ static void error_cases(int fd)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct ion_heap_data heaps[ION_NUM_HEAP_IDS];
 	long long b0, y0, b1, y1;
 	int fd, cnt = -1, ret;
@@ -155,13 +156,8 @@ int main(void)
 
 	if (it_heaps_load(fd, &hs))
 		hs.cnt = 0;
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		if (!it_heap_find(&hs, it_known_heaps[i].name)) {
-			tap_skip(it_known_heaps[i].name, "heap not registered");
-			continue;
-		}
-		heap_cases(fd, &it_known_heaps[i]);
-	}
+	for (i = 0; (k = it_known_next(&hs, &i)); i++)
+		heap_cases(fd, k);
 	error_cases(fd);
 	tap_ok(ion_close(fd) == 0, "ion_close");
 	if (it_summary(&b1, &y1))

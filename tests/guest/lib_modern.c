@@ -196,6 +196,7 @@ static void dma_heap_cases(const struct it_heaps *hs)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct ion_device *dev = NULL;
 	long long b0, y0, b1, y1;
 	struct it_heaps hs;
@@ -210,13 +211,8 @@ int main(void)
 		return tap_exit();
 	it_expect(ion_device_open(NULL), EINVAL, "ion_device_open(NULL)");
 	device_cases(dev, &hs);
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		if (!it_heap_find(&hs, it_known_heaps[i].name)) {
-			tap_skip(it_known_heaps[i].name, "heap not registered");
-			continue;
-		}
-		ion_heap_cases(dev, &it_known_heaps[i]);
-	}
+	for (i = 0; (k = it_known_next(&hs, &i)); i++)
+		ion_heap_cases(dev, k);
 	fd = ion_device_alloc(dev, 4096, ~0U, 0);
 	tap_ok(fd >= 0 && it_buffer_in_heap(fd, hs.h[0].name),
 	       "ion_device_alloc with mask ~0 picks the highest id");

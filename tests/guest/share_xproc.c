@@ -193,25 +193,20 @@ static void survive_case(const struct it_heap *k, size_t size, int mode)
 
 int main(void)
 {
+	const struct it_heap *k;
 	long long b0, y0, b1, y1;
 	struct it_heaps hs;
 	int ion = it_setup(&hs);
 	long pg = it_page();
 	unsigned int i;
 
-	seed = (unsigned int)time(NULL);
-	tap_diag("seed %u", seed);
+	seed = it_seed();
 	signal(SIGPIPE, SIG_IGN);
 	if (it_summary(&b0, &y0))
 		b0 = y0 = -1;
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		size_t size = (k->contig ? 8 : 300) * pg;
 
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
 		live_share_case(ion, k, size);
 		survive_case(k, size, 0);
 		survive_case(k, size, 1);

@@ -94,6 +94,15 @@ int it_heaps_load(int fd, struct it_heaps *hs);
 const struct ion_heap_data *
 it_heap_find(const struct it_heaps *hs, const char *name);
 
+/*
+ * The first heap of it_known_heaps[] from index *@i on that @hs has (*@i
+ * its index), or NULL at the end; each known heap @hs lacks on the way is
+ * a skipped case.  for (i = 0; (k = it_known_next(hs, &i)); i++) visits
+ * every registered known heap.
+ */
+const struct it_heap *it_known_next(const struct it_heaps *hs,
+				    unsigned int *i);
+
 /* Mask of every heap HEAP_QUERY reported. */
 unsigned int it_heaps_mask(const struct it_heaps *hs);
 
@@ -154,6 +163,8 @@ long it_page(void);
 /* @len rounded up to whole pages (what a buffer of @len really takes). */
 size_t it_round_page(size_t len);
 
+/* A seed for the patterns of a run, printed as a diagnostic. */
+unsigned int it_seed(void);
 long long it_now_ms(void);
 
 /* Number of open fds of this process. */

@@ -61,6 +61,14 @@ long long it_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+unsigned int it_seed(void)
+{
+	unsigned int seed = (unsigned int)time(NULL);
+
+	tap_diag("seed %u", seed);
+	return seed;
+}
+
 int it_count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
