@@ -81,9 +81,6 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		    (flags & ION_FLAG_CACHED);
 	unsigned long long sphys = 0, dphys = 0;
 	int src, dst, ret, cleans = 0, invals = 0;
-#ifdef __aarch64__
-	char *text;
-#endif
 	long bad;
 
 	src = ht_alloc(ion, LEN, 0, kh->id, flags);
@@ -113,11 +110,8 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 #endif
 	ret = ht_import(tfd, src, mode, &si);
 #ifdef __aarch64__
-	if (watch) {
-		text = kp_read();
-		cleans = text ? kp_count(text, "clean", sphys, it_page()) : 0;
-		free(text);
-	}
+	if (watch)
+		cleans = kp_read_count("clean", sphys, it_page());
 #endif
 	if (ret) {
 		tap_ok(0, "%s %s %s: import", kh->name, cname,
@@ -157,11 +151,8 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 #endif
 	ht_cpu_begin(dst);
 #ifdef __aarch64__
-	if (watch) {
-		text = kp_read();
-		invals = text ? kp_count(text, "inval", dphys, it_page()) : 0;
-		free(text);
-	}
+	if (watch)
+		invals = kp_read_count("inval", dphys, it_page());
 #endif
 	bad = ret ? -2 : check_dst(t, seed);
 	ht_cpu_end(dst);

@@ -211,6 +211,9 @@ struct it_dfs {
 
 void it_dfs_free(struct it_dfs *d);
 
+/* The first line of @src, without its newline, into @dst of @size bytes. */
+void it_copy_line(char *dst, size_t size, const char *src);
+
 int it_read_file(const char *path, char **out);
 
 /*

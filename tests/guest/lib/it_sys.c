@@ -111,6 +111,16 @@ unsigned long it_ino(int fd)
 	return fstat(fd, &st) ? 0 : (unsigned long)st.st_ino;
 }
 
+void it_copy_line(char *dst, size_t size, const char *src)
+{
+	size_t n = strcspn(src, "\n");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 int it_fdinfo(int fd, const char *key, char *val, size_t size)
 {
 	char path[64], line[256];
@@ -129,12 +139,7 @@ int it_fdinfo(int fd, const char *key, char *val, size_t size)
 
 		while (*v == ' ' || *v == '\t')
 			v++;
-		size_t n = strcspn(v, "\n");
-
-		if (n >= size)
-			n = size - 1;
-		memcpy(val, v, n);
-		val[n] = 0;
+		it_copy_line(val, size, v);
 		ret = 0;
 		break;
 	}
