@@ -122,14 +122,13 @@ int main(void)
 {
 	const struct it_heap *k;
 	struct ion_heap_data heaps[ION_NUM_HEAP_IDS];
-	long long b0, y0, b1, y1;
+	struct it_totals t0;
 	int fd, cnt = -1, ret;
 	struct it_heaps hs;
 	unsigned int i;
 
 	tap_diag("%zu AOSP names present", IT_ARRAY_SIZE(aosp_names));
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
+	it_totals_get(&t0);
 	fd = ion_open();
 	if (!tap_ok(fd >= 0, "ion_open")) {
 		tap_diag("ion_open: %s", strerror(-fd));
@@ -160,8 +159,6 @@ int main(void)
 		heap_cases(fd, k);
 	error_cases(fd);
 	tap_ok(ion_close(fd) == 0, "ion_close");
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	it_totals_back(&t0, "nothing left allocated");
 	return tap_exit();
 }

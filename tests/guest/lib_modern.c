@@ -198,15 +198,14 @@ int main(void)
 {
 	const struct it_heap *k;
 	struct ion_device *dev = NULL;
-	long long b0, y0, b1, y1;
+	struct it_totals t0;
 	struct it_heaps hs;
 	unsigned int i;
 	int fd;
 
 	fd = it_setup(&hs);
 	close(fd);
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
+	it_totals_get(&t0);
 	if (!it_expect(ion_device_open(&dev), 0, "ion_device_open"))
 		return tap_exit();
 	it_expect(ion_device_open(NULL), EINVAL, "ion_device_open(NULL)");
@@ -222,8 +221,6 @@ int main(void)
 	dma_heap_cases(&hs);
 	ion_device_close(dev);
 	ion_device_close(NULL);
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	it_totals_back(&t0, "nothing left allocated");
 	return tap_exit();
 }

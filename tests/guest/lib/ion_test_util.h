@@ -163,6 +163,9 @@ long it_page(void);
 /* @len rounded up to whole pages (what a buffer of @len really takes). */
 size_t it_round_page(size_t len);
 
+/* Wait up to 5 s for @path to exist (@present) or not; 1 when it does so. */
+int it_wait_path(const char *path, int present);
+
 /* A seed for the patterns of a run, printed as a diagnostic. */
 unsigned int it_seed(void);
 long long it_now_ms(void);
@@ -299,6 +302,20 @@ long long it_heap_num(const char *heap, const char *key);
 
 /* summary's "buffers" and "bytes", or -errno. */
 int it_summary(long long *buffers, long long *bytes);
+
+/* summary's totals at the start of a test, to compare with at its end. */
+struct it_totals {
+	long long buffers, bytes;
+};
+
+/* The totals now (-1 each when summary cannot be read). */
+void it_totals_get(struct it_totals *t);
+
+/*
+ * A case named @what: summary's totals are back to @t (a diagnostic with
+ * both when not).  Returns whether they are.
+ */
+int it_totals_back(const struct it_totals *t, const char *what);
 
 /*
  * Column @col ("size", "handles", "attachments", ...) of the row of the

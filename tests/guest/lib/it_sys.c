@@ -61,6 +61,16 @@ long long it_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int it_wait_path(const char *path, int present)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 50 && (stat(path, &st) == 0) != present; i++)
+		usleep(100000);
+	return (stat(path, &st) == 0) == present;
+}
+
 unsigned int it_seed(void)
 {
 	unsigned int seed = (unsigned int)time(NULL);
