@@ -179,17 +179,7 @@ static void minor_cases(void)
 /* Names in ion's class that are not ion-*, or -errno. */
 static int count_aliases(void)
 {
-	DIR *d = opendir(DH_ION_CLASS);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strncmp(e->d_name, "ion-", 4))
-			n++;
-	closedir(d);
-	return n;
+	return count_entries(DH_ION_CLASS, 0);
 }
 
 static int param_is(char v)
@@ -204,16 +194,6 @@ static int param_is(char v)
 	return ret;
 }
 
-static int wait_dev(int present)
-{
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 100 && (stat(IT_DEV, &st) == 0) != present; i++)
-		usleep(50000);
-	return (stat(IT_DEV, &st) == 0) == present;
-}
-
 /* Unload ion.ko and load it with @args; 1 when /dev/ion is back. */
 static int reload(const char *args)
 {
@@ -224,11 +204,11 @@ static int reload(const char *args)
 		tap_diag("unload ion: %s", strerror(-ret));
 		return 0;
 	}
-	wait_dev(0);
+	it_wait_path(IT_DEV, 0);
 	snprintf(cmd, sizeof(cmd), "modprobe ion %s", args);
 	if (system(cmd))
 		tap_diag("%s failed", cmd);
-	return wait_dev(1);
+	return it_wait_path(IT_DEV, 1);
 }
 
 static void param_cases(int aliases0)
@@ -262,11 +242,9 @@ int main(void)
 	char name[64];
 	struct it_heaps hs;
 	unsigned int i;
-	int fd, aliases0;
+	int aliases0;
 
-	fd = it_setup(&hs);
-	close(fd);
-	it_client_name(me, sizeof(me));
+	nodes_setup(&hs);
 	tap_ok(param_is('Y'), "%s is Y by default", PARAM);
 	for (i = 0; i < IT_ARRAY_SIZE(aliases); i++) {
 		alias_name(i, name, sizeof(name));
