@@ -110,30 +110,18 @@ ION_PUBLIC int ion_alloc_fd(int fd, size_t len, size_t align,
 			    unsigned int heap_mask, unsigned int flags,
 			    int *handle_fd)
 {
-	ion_user_handle_t handle;
 	int ret;
 
 	if (!handle_fd)
 		return -EINVAL;
-	if (!ion_is_legacy(fd)) {
-		struct ion_new_allocation_data data = {
-			.len = len,
-			.heap_id_mask = heap_mask,
-			.flags = flags,
-		};
-
-		ret = ion_xioctl(fd, ION_IOC_NEW_ALLOC, &data);
-		if (ret)
-			return ret;
-		*handle_fd = (int)data.fd;
-		return 0;
-	}
-	ret = ion_alloc(fd, len, align, heap_mask, flags, &handle);
-	if (ret)
+	if (ion_is_legacy(fd))
+		ret = ion_ioc_alloc_shared(fd, len, align, heap_mask, flags);
+	else
+		ret = ion_ioc_alloc_fd(fd, len, heap_mask, flags);
+	if (ret < 0)
 		return ret;
-	ret = ion_share(fd, handle, handle_fd);
-	ion_free(fd, handle);
-	return ret;
+	*handle_fd = ret;
+	return 0;
 }
 
 ION_PUBLIC int ion_map(int fd, ion_user_handle_t handle, size_t length,

@@ -137,45 +137,14 @@ ION_PUBLIC int ion_device_find_heap(const struct ion_device *dev,
 	return -ENOENT;
 }
 
-/* Handle ABI: ALLOC, SHARE, FREE. */
-static int ion_device_alloc_legacy(struct ion_device *dev, size_t len,
-				   unsigned int heap_mask, unsigned int flags)
-{
-	struct ion_allocation_data_legacy data = {
-		.len = len,
-		.heap_id_mask = heap_mask,
-		.flags = flags,
-	};
-	struct ion_handle_data free_data;
-	struct ion_fd_data share = { .fd = -1 };
-	int ret;
-
-	ret = ion_xioctl(dev->fd, ION_IOC_ALLOC_LEGACY, &data);
-	if (ret)
-		return ret;
-	share.handle = data.handle;
-	ret = ion_xioctl(dev->fd, ION_IOC_SHARE, &share);
-	free_data.handle = data.handle;
-	ion_xioctl(dev->fd, ION_IOC_FREE, &free_data);
-	return ret ? ret : share.fd;
-}
-
 ION_PUBLIC int ion_device_alloc(struct ion_device *dev, size_t len,
 				unsigned int heap_mask, unsigned int flags)
 {
-	struct ion_new_allocation_data data = {
-		.len = len,
-		.heap_id_mask = heap_mask,
-		.flags = flags,
-	};
-	int ret;
-
 	if (!dev)
 		return -EINVAL;
 	if (!dev->fd_abi)
-		return ion_device_alloc_legacy(dev, len, heap_mask, flags);
-	ret = ion_xioctl(dev->fd, ION_IOC_NEW_ALLOC, &data);
-	return ret ? ret : (int)data.fd;
+		return ion_ioc_alloc_shared(dev->fd, len, 0, heap_mask, flags);
+	return ion_ioc_alloc_fd(dev->fd, len, heap_mask, flags);
 }
 
 ION_PUBLIC int ion_device_alloc_by_name(struct ion_device *dev,

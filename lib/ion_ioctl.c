@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libion: the ioctl helper every call goes through, and the other small
- * helpers the files share (errno, a sorted directory walk).
+ * helpers the files share (errno, allocating a dma-buf fd through either
+ * ABI, a sorted directory walk).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +27,45 @@ int ion_xioctl(int fd, unsigned long req, void *arg)
 		ret = ioctl(fd, req, arg);
 	} while (ret < 0 && errno == EINTR);
 	return ret < 0 ? ion_neg_errno() : 0;
+}
+
+int ion_ioc_alloc_fd(int fd, size_t len, unsigned int heap_mask,
+		     unsigned int flags)
+{
+	struct ion_new_allocation_data data = {
+		.len = len,
+		.heap_id_mask = heap_mask,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = ion_xioctl(fd, ION_IOC_NEW_ALLOC, &data);
+	return ret ? ret : (int)data.fd;
+}
+
+int ion_ioc_alloc_shared(int fd, size_t len, size_t align,
+			 unsigned int heap_mask, unsigned int flags)
+{
+	struct ion_allocation_data_legacy data = {
+		.len = len,
+		.align = align,
+		.heap_id_mask = heap_mask,
+		.flags = flags,
+	};
+	struct ion_fd_data share = { .fd = -1 };
+	struct ion_handle_data free_data;
+	int ret;
+
+	ret = ion_xioctl(fd, ION_IOC_ALLOC_LEGACY, &data);
+	if (ret)
+		return ret;
+	share.handle = data.handle;
+	ret = ion_xioctl(fd, ION_IOC_SHARE, &share);
+	free_data.handle = data.handle;
+	ion_xioctl(fd, ION_IOC_FREE, &free_data);
+	if (!ret && share.fd < 0)
+		ret = -EINVAL;
+	return ret ? ret : share.fd;
 }
 
 int ion_dir_foreach(const char *dir, const char *prefix,

@@ -14,6 +14,19 @@
 /* The one ioctl helper: retries on EINTR; 0 or -errno. */
 ION_INTERNAL int ion_xioctl(int fd, unsigned long req, void *arg);
 
+/* ION_IOC_ALLOC (fd ABI): the new dma-buf's fd, or -errno. */
+ION_INTERNAL int ion_ioc_alloc_fd(int fd, size_t len, unsigned int heap_mask,
+				  unsigned int flags);
+
+/*
+ * The handle ABI's way to a dma-buf fd: ION_IOC_ALLOC_LEGACY, ION_IOC_SHARE,
+ * then ION_IOC_FREE of the handle (the fd keeps the buffer).  The fd or
+ * -errno.
+ */
+ION_INTERNAL int ion_ioc_alloc_shared(int fd, size_t len, size_t align,
+				      unsigned int heap_mask,
+				      unsigned int flags);
+
 /* -errno for the last failed libc call (never 0). */
 ION_INTERNAL int ion_neg_errno(void);
 

@@ -64,24 +64,24 @@ style() {	# <index> <impl>: a fixed look per implementation
 	echo "set style line $(($1 + 1)) lc rgb '$c' lw $w pt $((($1 % 12) + 1)) ps 1.2"
 }
 
-panel() {	# <op> <title> [<op drawn dashed, as a limit>]
-	local op=$1 title=$2 extra=${3:-} i cmd="" sep=""
+# The series of <op> for every implementation with data, appended to
+# $cmd (separated by $sep), each with gnuplot style <extra style> and
+# <title suffix>.
+series() {	# <op> <extra style> <title suffix>
+	local i f
 	for i in "${!impls[@]}"; do
-		local f=$data/$op@${impls[$i]}
+		f=$data/$1@${impls[$i]}
 		[ -s "$f" ] || continue
 		sort -n -o "$f" "$f"
-		cmd+="$sep'$f' using 1:2 with linespoints ls $((i + 1)) title '${impls[$i]}'"
+		cmd+="$sep'$f' using 1:2 with linespoints ls $((i + 1))$2 title '${impls[$i]}$3'"
 		sep=", "
 	done
-	if [ -n "$extra" ]; then
-		for i in "${!impls[@]}"; do
-			local f=$data/$extra@${impls[$i]}
-			[ -s "$f" ] || continue
-			sort -n -o "$f" "$f"
-			cmd+="$sep'$f' using 1:2 with linespoints ls $((i + 1)) dt 2 title '${impls[$i]} (limit)'"
-			sep=", "
-		done
-	fi
+}
+
+panel() {	# <op> <title> [<op drawn dashed, as a limit>]
+	local op=$1 title=$2 extra=${3:-} cmd="" sep=""
+	series "$op" "" ""
+	[ -z "$extra" ] || series "$extra" " dt 2" " (limit)"
 	echo "set title '$title'"
 	# A run limited to some ops (-o) leaves a panel without data.
 	if [ -n "$cmd" ]; then

@@ -90,46 +90,54 @@ static void show_debugfs(void)
 		closedir(d);
 }
 
-static void send_fd(int sock, int fd)
-{
-	char data = 'f';
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+/* A one-byte message with room for one fd (SCM_RIGHTS). */
+struct fd_msg {
+	char data;
+	struct iovec iov;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct msghdr msg;
+};
 
+static void fd_msg_init(struct fd_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->data = 'f';
+	m->iov.iov_base = &m->data;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->u.buf;
+	m->msg.msg_controllen = sizeof(m->u.buf);
+}
+
+static void send_fd(int sock, int fd)
+{
+	struct fd_msg m;
+	struct cmsghdr *c;
+
+	fd_msg_init(&m);
+	c = CMSG_FIRSTHDR(&m.msg);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1)
+	if (sendmsg(sock, &m.msg, 0) != 1)
 		die("sendmsg");
 }
 
 static int recv_fd(int sock)
 {
-	char data;
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
+	struct fd_msg m;
 	struct cmsghdr *c;
 	int fd;
 
-	if (recvmsg(sock, &msg, 0) != 1)
+	fd_msg_init(&m);
+	if (recvmsg(sock, &m.msg, 0) != 1)
 		die("recvmsg");
-	c = CMSG_FIRSTHDR(&msg);
+	c = CMSG_FIRSTHDR(&m.msg);
 	if (!c || c->cmsg_type != SCM_RIGHTS)
 		die("no fd received");
 	memcpy(&fd, CMSG_DATA(c), sizeof(int));

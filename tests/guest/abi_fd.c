@@ -264,22 +264,17 @@ static void fallback_cases(int ion, const struct it_heaps *hs)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct it_heaps hs;
 	int ion = it_setup(&hs);
 	long pg = it_page();
 	unsigned int i;
 
-	seed = (unsigned int)time(NULL);
-	tap_diag("seed %u", seed);
+	seed = it_seed();
 	query_cases(ion, &hs);
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		size_t size = k->contig ? 16 * pg : 1024 * pg + 5 * pg;
 
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
 		alloc_cases(ion, k, size, 0);
 		alloc_cases(ion, k, size, ION_FLAG_CACHED);
 		alloc_cases(ion, k, size,

@@ -105,9 +105,10 @@ static void near_total_case(unsigned long long total)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct it_heaps hs;
 	struct sysinfo si;
-	long long b0, y0, b1, y1;
+	struct it_totals t0;
 	int ion = it_setup(&hs);
 	unsigned int i;
 	char name[96];
@@ -116,15 +117,8 @@ int main(void)
 		tap_skip("3 GiB allocation", "machine has 3 GiB of RAM or more");
 		return 0;
 	}
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
+	it_totals_get(&t0);
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		snprintf(name, sizeof(name), "%s ALLOC", k->name);
 		huge_case(name, 1U << k->id, 0);
 		snprintf(name, sizeof(name), "%s ALLOC_LEGACY", k->name);
@@ -152,8 +146,6 @@ int main(void)
 			close(fd);
 	}
 	close(ion);
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	it_totals_back(&t0, "nothing left allocated");
 	return tap_exit();
 }

@@ -136,8 +136,6 @@ int main(void)
 	mmap_bounds(ion);
 	handle_ids(ion);
 	close(ion);
-	/* Leave the guest as we found it: vgem and the DRM core it pulled in. */
-	if (system("modprobe -r vgem >/dev/null 2>&1"))
-		tap_diag("modprobe -r vgem failed");
+	vgem_unload();
 	return tap_exit();
 }

@@ -76,14 +76,6 @@ static dev_t sysfs_devt(const char *class, const char *name)
 	return d;
 }
 
-static long long heap_num(const char *heap, const char *key)
-{
-	char path[200];
-
-	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
-	return it_dfs_file_num(path, key);
-}
-
 /* allocs over every ion heap. */
 static long long all_allocs(const struct it_heaps *hs)
 {
@@ -91,7 +83,7 @@ static long long all_allocs(const struct it_heaps *hs)
 	unsigned int i;
 
 	for (i = 0; i < hs->cnt; i++)
-		n += heap_num(hs->h[i].name, "allocs");
+		n += it_heap_num(hs->h[i].name, "allocs");
 	return n;
 }
 
@@ -129,7 +121,7 @@ static void mainline_cases(const char *name, const struct it_heaps *hs)
 static void alias_cases(const char *name, const char *base, int cached,
 			const char *heap)
 {
-	long long n0 = heap_num(heap, "allocs"), b0 = heap_num(heap, "buffers");
+	long long n0 = it_heap_num(heap, "allocs"), b0 = it_heap_num(heap, "buffers");
 	dev_t rdev = node_rdev(name);
 	int hfd, fd;
 
@@ -144,12 +136,12 @@ static void alias_cases(const char *name, const char *base, int cached,
 	hfd = dh_open(name);
 	fd = hfd >= 0 ? dh_alloc(hfd, 4096, O_RDWR | O_CLOEXEC) : hfd;
 	if (it_expect(fd, 0, "%s: ALLOC", name)) {
-		tap_ok(heap_num(heap, "allocs") == n0 + 1 &&
-		       heap_num(heap, "buffers") == b0 + 1,
+		tap_ok(it_heap_num(heap, "allocs") == n0 + 1 &&
+		       it_heap_num(heap, "buffers") == b0 + 1,
 		       "%s: backed by %s (its allocs and buffers move)", name,
 		       heap);
 		close(fd);
-		tap_ok(heap_num(heap, "buffers") == b0,
+		tap_ok(it_heap_num(heap, "buffers") == b0,
 		       "%s: the buffer leaves %s when closed", name, heap);
 	}
 	if (hfd >= 0)
@@ -187,17 +179,7 @@ static void minor_cases(void)
 /* Names in ion's class that are not ion-*, or -errno. */
 static int count_aliases(void)
 {
-	DIR *d = opendir(DH_ION_CLASS);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strncmp(e->d_name, "ion-", 4))
-			n++;
-	closedir(d);
-	return n;
+	return count_entries(DH_ION_CLASS, 0);
 }
 
 static int param_is(char v)
@@ -212,16 +194,6 @@ static int param_is(char v)
 	return ret;
 }
 
-static int wait_dev(int present)
-{
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 100 && (stat(IT_DEV, &st) == 0) != present; i++)
-		usleep(50000);
-	return (stat(IT_DEV, &st) == 0) == present;
-}
-
 /* Unload ion.ko and load it with @args; 1 when /dev/ion is back. */
 static int reload(const char *args)
 {
@@ -232,11 +204,11 @@ static int reload(const char *args)
 		tap_diag("unload ion: %s", strerror(-ret));
 		return 0;
 	}
-	wait_dev(0);
+	it_wait_path(IT_DEV, 0);
 	snprintf(cmd, sizeof(cmd), "modprobe ion %s", args);
 	if (system(cmd))
 		tap_diag("%s failed", cmd);
-	return wait_dev(1);
+	return it_wait_path(IT_DEV, 1);
 }
 
 static void param_cases(int aliases0)
@@ -270,11 +242,9 @@ int main(void)
 	char name[64];
 	struct it_heaps hs;
 	unsigned int i;
-	int fd, aliases0;
+	int aliases0;
 
-	fd = it_setup(&hs);
-	close(fd);
-	it_client_name(me, sizeof(me));
+	nodes_setup(&hs);
 	tap_ok(param_is('Y'), "%s is Y by default", PARAM);
 	for (i = 0; i < IT_ARRAY_SIZE(aliases); i++) {
 		alias_name(i, name, sizeof(name));

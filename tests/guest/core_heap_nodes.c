@@ -19,10 +19,10 @@
  * aliases: everything up to node_cases() is shared.
  */
 #include <sys/resource.h>
-#include <sys/syscall.h>
 
 #include <linux/dma-heap.h>
 
+#include "fz_common.h"
 #include "ion_test_util.h"
 
 #define DH_DIR		"/dev/dma_heap"
@@ -391,6 +391,33 @@ static void node_cases(const char *heap, const char *base, int cached,
 	close(hfd);
 }
 
+/*
+ * The entries of @path named ion-* (@ion), or the others but dot files
+ * (!@ion); -errno when it cannot be read.
+ */
+static int count_entries(const char *path, int ion)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.' &&
+		    (strncmp(e->d_name, "ion-", 4) == 0) == !!ion)
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* Learn the heaps (through /dev/ion, closed again) and our client name. */
+static void nodes_setup(struct it_heaps *hs)
+{
+	close(it_setup(hs));
+	it_client_name(me, sizeof(me));
+}
+
 #ifndef CORE_HEAP_NODES_CASES
 
 /* mainline's /dev/dma_heap/system, or -errno: not ion's alias. */
@@ -446,21 +473,6 @@ static void client_cases(const char *node)
 		close(fd);
 }
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "ion", O_NONBLOCK) ? -errno : 0;
-}
-
-static int wait_path(const char *path, int present)
-{
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 50 && (stat(path, &st) == 0) != present; i++)
-		usleep(100000);
-	return (stat(path, &st) == 0) == present;
-}
-
 /* Is @name one of ion's nodes (an ion-* node or an alias)? */
 static int ion_node(const char *name)
 {
@@ -505,29 +517,29 @@ static void unload_cases(void)
 	list_other_nodes(before, sizeof(before));
 
 	if (hfd >= 0) {
-		ret = unload();
+		ret = fz_unload("ion");
 		tap_ok(ret == -EWOULDBLOCK || ret == -EBUSY,
 		       "unload refused while a node is open");
 		if (!ret && system("modprobe ion"))
 			tap_diag("modprobe ion failed");
 		close(hfd);
 	}
-	ret = unload();
+	ret = fz_unload("ion");
 	if (!it_expect(ret, 0, "unload once nothing is open"))
 		return;
-	tap_ok(wait_path(DH_DIR "/ion-system", 0) &&
-	       wait_path(DH_DIR "/ion-system-uncached", 0),
+	tap_ok(it_wait_path(DH_DIR "/ion-system", 0) &&
+	       it_wait_path(DH_DIR "/ion-system-uncached", 0),
 	       "the nodes are gone with ion.ko");
-	tap_ok(wait_path("/sys/class/ion_dma_heap", 0),
+	tap_ok(it_wait_path("/sys/class/ion_dma_heap", 0),
 	       "/sys/class/ion_dma_heap is gone");
 	if (others < 0)
 		tap_skip("mainline's system node stays",
 			 "no " DH_MAINLINE " (CONFIG_DMABUF_HEAPS off)");
 	else
-		tap_ok(wait_path(DH_MAINLINE, 1), "mainline's system node stays");
+		tap_ok(it_wait_path(DH_MAINLINE, 1), "mainline's system node stays");
 	tap_ok(!strcmp(list_other_nodes(after, sizeof(after)), before),
 	       "the other dma-heap nodes stay (%s)", *before ? before : "none");
-	tap_ok(!system("modprobe ion") && wait_path(DH_DIR "/ion-system", 1),
+	tap_ok(!system("modprobe ion") && it_wait_path(DH_DIR "/ion-system", 1),
 	       "modprobe ion brings the nodes back");
 	hfd = dh_open("ion-system");
 	ret = hfd >= 0 ? dh_alloc(hfd, 4096, O_RDWR) : hfd;
@@ -537,34 +549,16 @@ static void unload_cases(void)
 		close(hfd);
 }
 
-static int count_ion_nodes(void)
-{
-	DIR *dir = opendir(DH_DIR);
-	struct dirent *e;
-	int n = 0;
-
-	if (!dir)
-		return -errno;
-	while ((e = readdir(dir)))
-		if (!strncmp(e->d_name, "ion-", 4))
-			n++;
-	closedir(dir);
-	return n;
-}
-
 int main(void)
 {
-	long long b0, y0, b1, y1;
+	struct it_totals t0;
 	struct it_heaps hs;
 	unsigned int i;
-	int fd, mfd;
+	int mfd;
 
-	fd = it_setup(&hs);
-	close(fd);
-	it_client_name(me, sizeof(me));
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
-	tap_ok(count_ion_nodes() == 2 * (int)hs.cnt,
+	nodes_setup(&hs);
+	it_totals_get(&t0);
+	tap_ok(count_entries(DH_DIR, 1) == 2 * (int)hs.cnt,
 	       "two ion-* nodes per registered heap, no others");
 	client_cases("ion-system");
 
@@ -588,9 +582,7 @@ int main(void)
 	if (mfd >= 0)
 		close(mfd);
 
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	it_totals_back(&t0, "nothing left allocated");
 	unload_cases();
 	return tap_exit();
 }

@@ -194,7 +194,6 @@ int main(void)
 		close(tfd);
 	close(drm);
 	close(ion);
-	if (system("modprobe -r vgem >/dev/null 2>&1"))
-		tap_diag("modprobe -r vgem failed");
+	vgem_unload();
 	return tap_exit();
 }

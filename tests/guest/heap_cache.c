@@ -166,6 +166,12 @@ static void memtype_list_note(void)
 }
 #endif
 
+/* @bits are what a cached (write-back) or an uncached buffer should get. */
+static int attr_as_asked(unsigned long long bits, int cached)
+{
+	return cached ? attr_write_back(bits) : attr_uncached(bits);
+}
+
 static void attr_case(int ion, int tfd, const struct it_heap *kh,
 		      unsigned int flags, const char *cname)
 {
@@ -202,20 +208,14 @@ static void attr_case(int ion, int tfd, const struct it_heap *kh,
 	/* arm64 keeps a cacheable linear map (no set_memory_wc()). */
 	tap_ok(!ret && !a.kernel_err && attr_write_back(a.kernel_bits),
 	       "%s %s: linear map stays Normal write-back", kh->name, cname);
-	tap_ok(!ret && !a.user_err &&
-	       (cached ? attr_write_back(a.user_bits) :
-			 attr_uncached(a.user_bits)),
+	tap_ok(!ret && !a.user_err && attr_as_asked(a.user_bits, cached),
 	       "%s %s: user mapping is %s", kh->name, cname,
 	       cached ? "Normal write-back" : "Normal non-cacheable");
 #else
-	tap_ok(!ret && !a.kernel_err &&
-	       (cached ? attr_write_back(a.kernel_bits) :
-			 attr_uncached(a.kernel_bits)),
+	tap_ok(!ret && !a.kernel_err && attr_as_asked(a.kernel_bits, cached),
 	       "%s %s: linear map is %s", kh->name, cname,
 	       cached ? "write-back" : "write-combining");
-	tap_ok(!ret && !a.user_err &&
-	       (cached ? attr_write_back(a.user_bits) :
-			 attr_uncached(a.user_bits)),
+	tap_ok(!ret && !a.user_err && attr_as_asked(a.user_bits, cached),
 	       "%s %s: user mapping is %s", kh->name, cname,
 	       cached ? "write-back" : "write-combining");
 #endif
@@ -228,6 +228,7 @@ out:
 
 int main(void)
 {
+	const struct it_heap *kh;
 	struct it_heaps hs;
 	unsigned int i, c;
 	int ion, tfd;
@@ -243,13 +244,7 @@ int main(void)
 #else
 	memtype_list_note();
 #endif
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *kh = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, kh->name)) {
-			tap_skip(kh->name, "heap not registered");
-			continue;
-		}
+	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {
 			attr_case(ion, tfd, kh, ht_cache_modes[c].flags,
 				  ht_cache_modes[c].name);

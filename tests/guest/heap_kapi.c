@@ -106,24 +106,19 @@ static void one(int ion, int tfd, const struct it_heap *kh, unsigned int c,
 
 int main(void)
 {
-	unsigned int i, c, seed = (unsigned int)it_now_ms();
+	const struct it_heap *kh;
+	unsigned int i, c, seed;
 	long long b0, bytes0, b1, bytes1;
 	struct it_heaps hs;
 	int ion, tfd;
 
 	ion = it_setup(&hs);
-	tap_diag("seed %u", seed);
+	seed = it_seed();
 	tfd = ht_test_open();
 	if (!tap_ok(tfd >= 0, "open " HT_TEST_DEV))
 		return tap_exit();
 	it_summary(&b0, &bytes0);
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *kh = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, kh->name)) {
-			tap_skip(kh->name, "heap not registered");
-			continue;
-		}
+	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++)
 			one(ion, tfd, kh, c, seed + i * 2 + c);
 	}

@@ -28,19 +28,14 @@ static int fill_and_free(int ion, const struct it_heap *kh, unsigned int flags,
 
 int main(void)
 {
+	const struct it_heap *kh;
 	struct it_heaps hs;
-	unsigned int i, c, r, seed = (unsigned int)it_now_ms();
+	unsigned int i, c, r, seed;
 	int ion;
 
 	ion = it_setup(&hs);
-	tap_diag("seed %u", seed);
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *kh = &it_known_heaps[i];
-
-		if (!it_heap_find(&hs, kh->name)) {
-			tap_skip(kh->name, "heap not registered");
-			continue;
-		}
+	seed = it_seed();
+	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {
 			long bad = -1, worst = -1;
 			int ret = 0;

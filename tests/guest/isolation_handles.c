@@ -235,13 +235,33 @@ static int zero_then_fill(int fd, size_t size, unsigned int seed,
 	return off < 0;
 }
 
+/* Rounds that read non-zero memory, rounds that failed, the last offset. */
+struct zero_tally {
+	int nonzero, errors;
+	long where;
+};
+
+/* zero_then_fill() on the new buffer @fd, counted in @z; closes @fd. */
+static int zero_round(int fd, size_t size, unsigned int seed,
+		      struct zero_tally *z)
+{
+	int ret = zero_then_fill(fd, size, seed, &z->where);
+
+	if (ret < 0)
+		z->errors++;
+	else if (!ret)
+		z->nonzero++;
+	close(fd);
+	return ret;
+}
+
 /* One case: ROUNDS allocate-check-fill-free rounds of the same size. */
 static void zero_case(int ion, int node, enum path path,
 		      const char *heap, unsigned int id, size_t size,
 		      unsigned int flags)
 {
-	int r, fd, ret, nonzero = 0, errors = 0, enomem = 0;
-	long where = -1;
+	struct zero_tally z = { .where = -1 };
+	int r, fd, ret, enomem = 0;
 
 	for (r = 0; r < ROUNDS; r++) {
 		fd = zalloc(ion, node, path, id, size, flags);
@@ -250,25 +270,20 @@ static void zero_case(int ion, int node, enum path path,
 			continue;
 		}
 		if (fd < 0) {
-			if (!errors++)
+			if (!z.errors++)
 				tap_diag("alloc: %s", strerror(-fd));
 			continue;
 		}
-		ret = zero_then_fill(fd, size, 0x40 + r, &where);
-		if (ret < 0 && !errors++)
+		ret = zero_round(fd, size, 0x40 + r, &z);
+		if (ret < 0 && z.errors == 1)
 			tap_diag("mmap: %s", strerror(-ret));
-		if (ret < 0)
-			errors++;
-		else if (!ret)
-			nonzero++;
-		close(fd);
 	}
-	if (nonzero)
+	if (z.nonzero)
 		tap_diag("%d of %d rounds read non-zero memory (first at offset %ld)",
-			 nonzero, ROUNDS, where);
+			 z.nonzero, ROUNDS, z.where);
 	if (enomem)
 		tap_diag("%d rounds were ENOMEM", enomem);
-	tap_ok(!nonzero && !errors && enomem < ROUNDS,
+	tap_ok(!z.nonzero && !z.errors && enomem < ROUNDS,
 	       "%s, %s, %zu KiB %s: zero on each of %d reuses",
 	       heap, path_names[path], size >> 10,
 	       flags & ION_FLAG_CACHED ? "cached" : "uncached", ROUNDS);
@@ -278,8 +293,8 @@ static void zero_case(int ion, int node, enum path path,
 static void zero_xproc_case(int ion, const char *heap, unsigned int id,
 			    size_t size)
 {
-	int r, nonzero = 0, errors = 0, status, fd, ret;
-	long where = -1;
+	struct zero_tally z = { .where = -1 };
+	int r, status, fd;
 	pid_t pid;
 
 	for (r = 0; r < ROUNDS / 4; r++) {
@@ -301,23 +316,18 @@ static void zero_xproc_case(int ion, const char *heap, unsigned int id,
 		}
 		waitpid(pid, &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			errors++;
+			z.errors++;
 		fd = it_alloc_fd(ion, size, 1U << id, ION_FLAG_CACHED);
 		if (fd < 0) {
-			errors++;
+			z.errors++;
 			continue;
 		}
-		ret = zero_then_fill(fd, size, 0x77, &where);
-		if (ret < 0)
-			errors++;
-		else if (!ret)
-			nonzero++;
-		close(fd);
+		zero_round(fd, size, 0x77, &z);
 	}
-	if (nonzero)
+	if (z.nonzero)
 		tap_diag("%d rounds read the other process's data (offset %ld)",
-			 nonzero, where);
-	tap_ok(!nonzero && !errors,
+			 z.nonzero, z.where);
+	tap_ok(!z.nonzero && !z.errors,
 	       "%s: zero after another process filled and exited, %d rounds",
 	       heap, ROUNDS / 4);
 }

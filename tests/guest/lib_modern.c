@@ -196,27 +196,22 @@ static void dma_heap_cases(const struct it_heaps *hs)
 
 int main(void)
 {
+	const struct it_heap *k;
 	struct ion_device *dev = NULL;
-	long long b0, y0, b1, y1;
+	struct it_totals t0;
 	struct it_heaps hs;
 	unsigned int i;
 	int fd;
 
 	fd = it_setup(&hs);
 	close(fd);
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
+	it_totals_get(&t0);
 	if (!it_expect(ion_device_open(&dev), 0, "ion_device_open"))
 		return tap_exit();
 	it_expect(ion_device_open(NULL), EINVAL, "ion_device_open(NULL)");
 	device_cases(dev, &hs);
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		if (!it_heap_find(&hs, it_known_heaps[i].name)) {
-			tap_skip(it_known_heaps[i].name, "heap not registered");
-			continue;
-		}
-		ion_heap_cases(dev, &it_known_heaps[i]);
-	}
+	for (i = 0; (k = it_known_next(&hs, &i)); i++)
+		ion_heap_cases(dev, k);
 	fd = ion_device_alloc(dev, 4096, ~0U, 0);
 	tap_ok(fd >= 0 && it_buffer_in_heap(fd, hs.h[0].name),
 	       "ion_device_alloc with mask ~0 picks the highest id");
@@ -226,8 +221,6 @@ int main(void)
 	dma_heap_cases(&hs);
 	ion_device_close(dev);
 	ion_device_close(NULL);
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "nothing left allocated");
+	it_totals_back(&t0, "nothing left allocated");
 	return tap_exit();
 }

@@ -140,8 +140,7 @@ static int try_as_user(const char *path, gid_t gid)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (setgroups(gid == (gid_t)-1 ? 0 : 1, &gid) ||
-		    setresgid(USER, USER, USER) || setresuid(USER, USER, USER))
+		if (it_become_user(USER, gid))
 			_exit(200);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)

@@ -9,20 +9,15 @@
  * ordinary users are processes that opened /dev/ion as root and then
  * dropped to an unprivileged uid: they keep only what their quota allows.
  */
-#include <grp.h>
 #include <sys/wait.h>
 
 #include "ion_test_util.h"
 
-#define PARAMS		"/sys/module/ion/parameters/"
 static const uid_t user_a = 65534, user_b = 65533;
 /* Worker setup: leave root for @arg's uid, /dev/ion already open. */
 static int drop_to(void *arg)
 {
-	uid_t uid = *(const uid_t *)arg;
-
-	return setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	       setresuid(uid, uid, uid);
+	return it_become_user(*(const uid_t *)arg, (gid_t)-1);
 }
 
 /* Start @w as @uid, or say that it could not be. */
@@ -34,64 +29,22 @@ static int user_up(struct it_worker *w, const uid_t *uid)
 	return -1;
 }
 
-static int write_param(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -EIO;
-}
-
 /* Set entry @id of an array parameter, the others to their default -1. */
 static int set_limit(const char *name, unsigned int id, long kb)
 {
-	char val[256] = "";
+	long kbs[ION_NUM_HEAP_IDS];
 	unsigned int i;
 
 	for (i = 0; i < ION_NUM_HEAP_IDS; i++)
-		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%s%ld",
-			 i ? "," : "", i == id ? kb : -1L);
-	return write_param(name, val);
+		kbs[i] = i == id ? kb : -1L;
+	return it_param_set_array(name, kbs, ION_NUM_HEAP_IDS);
 }
 
 static void reset_limits(void)
 {
 	set_limit("uid_max_kb", 0, -1);
 	set_limit("client_max_kb", 0, -1);
-	write_param("quota_root", "N");
-}
-
-/* A number from the head of heaps/<heap>, or -1. */
-static long long heap_num(const char *heap, const char *key)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
-	return it_dfs_file_num(path, key);
-}
-
-/* The bytes the quota file gives for (heap, kind, who), or -1. */
-static long long quota_bytes(const char *heap, const char *kind,
-			     const char *who)
-{
-	char *text, *line, *save, want[192];
-	long long bytes = -1;
-
-	if (it_read_file(IT_DEBUGFS "/quota", &text) < 0)
-		return -1;
-	snprintf(want, sizeof(want), "%s\t%s\t%s\t", heap, kind, who);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, want, strlen(want)))
-			bytes = atoll(line + strlen(want));
-	free(text);
-	return bytes;
+	it_param_set("quota_root", "N");
 }
 
 /* @limit bytes in pages succeed, one page more fails with EDQUOT. */
@@ -112,7 +65,7 @@ static void fill_to_limit(struct it_worker *u, long limit, long pg,
 static void test_uid_limit(long pg)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
-	long long ref0 = heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals");
+	long long ref0 = it_heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals");
 	struct it_worker a, b;
 	struct it_reply r;
 	char who[32];
@@ -121,11 +74,11 @@ static void test_uid_limit(long pg)
 	if (user_up(&a, &user_a) || user_up(&b, &user_b))
 		return;
 	fill_to_limit(&a, 1024 * 1024, pg, sys, "uid limit 1 MiB");
-	tap_ok(heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals") == ref0 + 1,
+	tap_ok(it_heap_num(ION_SYSTEM_HEAP_NAME, "quota_refusals") == ref0 + 1,
 	       "heaps/%s counts the refusal in quota_refusals",
 	       ION_SYSTEM_HEAP_NAME);
 	snprintf(who, sizeof(who), "%u", (unsigned int)user_a);
-	tap_ok(quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == 1024 * 1024,
+	tap_ok(it_quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == 1024 * 1024,
 	       "the quota file shows the user's 1 MiB");
 	r = it_worker_alloc(&b, 1024 * 1024 / pg, pg, sys, 0);
 	tap_ok(r.done == 1024 * 1024 / pg && !r.err,
@@ -144,7 +97,7 @@ static void test_uid_limit(long pg)
 	tap_ok(r.done == 1 && !r.err, "limit 0 means no limit");
 	it_worker_stop(&a);
 	it_worker_stop(&b);
-	tap_ok(quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == -1,
+	tap_ok(it_quota_bytes(ION_SYSTEM_HEAP_NAME, "uid", who) == -1,
 	       "after exit the user holds nothing");
 	reset_limits();
 }
@@ -172,7 +125,7 @@ static void test_root(int ion, long pg)
 	tap_ok(fd >= 0, "root is not limited by default (2 MiB over 1 MiB)");
 	if (fd >= 0)
 		close(fd);
-	write_param("quota_root", "Y");
+	it_param_set("quota_root", "Y");
 	fd = it_alloc_fd(ion, 2 * 1024 * 1024, ION_HEAP_SYSTEM_MASK, 0);
 	it_expect(fd < 0 ? fd : 0, EDQUOT, "with quota_root, root is limited");
 	if (fd >= 0)
@@ -198,11 +151,11 @@ static void test_fallback(const struct it_heaps *hs, long pg)
 	if (user_up(&a, &user_a))
 		return;
 	/* system-contig has the higher id, so it is tried first. */
-	c0 = heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers");
+	c0 = it_heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers");
 	r = it_worker_alloc(&a, 64 * 1024 / pg + 1, pg, both, 0);
 	tap_ok(r.done == 64 * 1024 / pg + 1 && !r.err,
 	       "a heap over quota passes the request on to the next heap");
-	tap_ok(heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers") ==
+	tap_ok(it_heap_num(ION_SYSTEM_CONTIG_HEAP_NAME, "buffers") ==
 	       c0 + 64 * 1024 / pg,
 	       "system-contig holds exactly its 64 KiB quota");
 	it_worker_stop(&a);
@@ -221,7 +174,7 @@ static void test_default(const struct it_heaps *hs, int ion)
 		tap_skip("default carveout quota", "no carveout heap");
 		return;
 	}
-	size = heap_num(ION_CARVEOUT_HEAP_NAME, "region_size");
+	size = it_heap_num(ION_CARVEOUT_HEAP_NAME, "region_size");
 	if (size <= 0) {
 		tap_skip("default carveout quota", "carveout size unknown");
 		return;
@@ -247,12 +200,12 @@ int main(void)
 	int ion = it_setup(&hs);
 	char *text = NULL;
 
-	tap_ok(it_read_file(PARAMS "uid_max_kb", &text) > 0 &&
+	tap_ok(it_read_file(IT_PARAMS "uid_max_kb", &text) > 0 &&
 	       !strncmp(text, "-1,-1,", 6),
 	       "uid_max_kb is there, default -1 for every heap id");
 	free(text);
 	text = NULL;
-	tap_ok(it_read_file(PARAMS "client_max_kb", &text) > 0 &&
+	tap_ok(it_read_file(IT_PARAMS "client_max_kb", &text) > 0 &&
 	       !strncmp(text, "-1,-1,", 6),
 	       "client_max_kb is there, default -1 for every heap id");
 	free(text);

@@ -193,35 +193,25 @@ static void survive_case(const struct it_heap *k, size_t size, int mode)
 
 int main(void)
 {
-	long long b0, y0, b1, y1;
+	const struct it_heap *k;
+	struct it_totals t0;
 	struct it_heaps hs;
 	int ion = it_setup(&hs);
 	long pg = it_page();
 	unsigned int i;
 
-	seed = (unsigned int)time(NULL);
-	tap_diag("seed %u", seed);
+	seed = it_seed();
 	signal(SIGPIPE, SIG_IGN);
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
+	it_totals_get(&t0);
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		size_t size = (k->contig ? 8 : 300) * pg;
 
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
 		live_share_case(ion, k, size);
 		survive_case(k, size, 0);
 		survive_case(k, size, 1);
 	}
 	close(ion);
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	if (!tap_ok(b0 == b1 && y0 == y1,
-		    "debugfs summary back to its start after all processes let go"))
-		tap_diag("buffers %lld -> %lld, bytes %lld -> %lld", b0, b1, y0,
-			 y1);
+	it_totals_back(&t0,
+		       "debugfs summary back to its start after all processes let go");
 	return tap_exit();
 }

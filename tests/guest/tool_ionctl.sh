@@ -77,8 +77,8 @@ json_valid() {
 	function val(   c, r) {
 		ws()
 		c = substr(s, pos, 1)
-		if (c == "{") return obj()
-		if (c == "[") return arr()
+		if (c == "{") return items("}", 1)
+		if (c == "[") return items("]", 0)
 		if (c == "\"") return str()
 		r = substr(s, pos)
 		if (match(r, /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) {
@@ -89,34 +89,24 @@ json_valid() {
 		if (substr(r, 1, 5) == "false") { pos += 5; return 1 }
 		return 0
 	}
-	function obj(   c) {
+	# An object (keyed: "key": value members) or an array, up to end.
+	function items(end, keyed,   c) {
 		pos++
 		ws()
-		if (substr(s, pos, 1) == "}") { pos++; return 1 }
+		if (substr(s, pos, 1) == end) { pos++; return 1 }
 		for (;;) {
-			ws()
-			if (!str()) return 0
-			ws()
-			if (substr(s, pos, 1) != ":") return 0
-			pos++
+			if (keyed) {
+				ws()
+				if (!str()) return 0
+				ws()
+				if (substr(s, pos, 1) != ":") return 0
+				pos++
+			}
 			if (!val()) return 0
 			ws()
 			c = substr(s, pos, 1)
 			pos++
-			if (c == "}") return 1
-			if (c != ",") return 0
-		}
-	}
-	function arr(   c) {
-		pos++
-		ws()
-		if (substr(s, pos, 1) == "]") { pos++; return 1 }
-		for (;;) {
-			if (!val()) return 0
-			ws()
-			c = substr(s, pos, 1)
-			pos++
-			if (c == "]") return 1
+			if (c == end) return 1
 			if (c != ",") return 0
 		}
 	}

@@ -312,7 +312,7 @@ int main(void)
 	if (ion >= 0)
 		close(ion);
 	tap_ok(fz_dfs_wait_clean(NULL, 5000), "nothing left allocated");
-	if (loaded_vgem && system("modprobe -r vgem") != 0)
-		tap_diag("modprobe -r vgem failed");
+	if (loaded_vgem)
+		vgem_unload();
 	return tap_exit();
 }

@@ -113,12 +113,13 @@ long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg)
 
 /**
  * ion_test_ioc_info() - ION_TEST_IOC_INFO
+ * @tf:   the open file (unused: the answer is the module's)
  * @uarg: struct ion_test_info
  *
  * Context: Process context.
  * Return: 0 or -EFAULT.
  */
-long ion_test_ioc_info(void __user *uarg)
+long ion_test_ioc_info(struct ion_test_file *tf, void __user *uarg)
 {
 	struct ion_test_info info = {
 		.has_edu = !!ion_test_edu_device(),

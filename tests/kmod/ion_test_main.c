@@ -331,41 +331,35 @@ static long ion_test_ioc_release(struct ion_test_file *tf, void __user *uarg)
 	return 0;
 }
 
+/* The commands and their handlers, each called under &ion_test_file.lock. */
+static const struct {
+	unsigned int cmd;
+	long (*fn)(struct ion_test_file *tf, void __user *uarg);
+} ion_test_ioctls[] = {
+	{ ION_TEST_IOC_INFO, ion_test_ioc_info },
+	{ ION_TEST_IOC_IMPORT, ion_test_ioc_import },
+	{ ION_TEST_IOC_RELEASE, ion_test_ioc_release },
+	{ ION_TEST_IOC_DMA, ion_test_ioc_dma },
+	{ ION_TEST_IOC_ATTR, ion_test_ioc_attr },
+	{ ION_TEST_IOC_FRAGMENT, ion_test_ioc_fragment },
+	{ ION_TEST_IOC_KAPI, ion_test_ioc_kapi },
+};
+
 static long ion_test_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
 	struct ion_test_file *tf = file->private_data;
-	void __user *uarg = (void __user *)arg;
-	long ret;
+	long ret = -ENOTTY;
+	unsigned int i;
 
-	mutex_lock(&tf->lock);
-	switch (cmd) {
-	case ION_TEST_IOC_INFO:
-		ret = ion_test_ioc_info(uarg);
-		break;
-	case ION_TEST_IOC_IMPORT:
-		ret = ion_test_ioc_import(tf, uarg);
-		break;
-	case ION_TEST_IOC_RELEASE:
-		ret = ion_test_ioc_release(tf, uarg);
-		break;
-	case ION_TEST_IOC_DMA:
-		ret = ion_test_ioc_dma(tf, uarg);
-		break;
-	case ION_TEST_IOC_ATTR:
-		ret = ion_test_ioc_attr(tf, uarg);
-		break;
-	case ION_TEST_IOC_FRAGMENT:
-		ret = ion_test_ioc_fragment(tf, uarg);
-		break;
-	case ION_TEST_IOC_KAPI:
-		ret = ion_test_ioc_kapi(tf, uarg);
-		break;
-	default:
-		ret = -ENOTTY;
+	for (i = 0; i < ARRAY_SIZE(ion_test_ioctls); i++) {
+		if (ion_test_ioctls[i].cmd != cmd)
+			continue;
+		mutex_lock(&tf->lock);
+		ret = ion_test_ioctls[i].fn(tf, (void __user *)arg);
+		mutex_unlock(&tf->lock);
 		break;
 	}
-	mutex_unlock(&tf->lock);
 	return ret;
 }
 

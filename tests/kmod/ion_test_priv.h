@@ -68,7 +68,7 @@ struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
 size_t ion_test_sgt_size(struct sg_table *sgt);
 
 /* ion_test_dma.c: commands */
-long ion_test_ioc_info(void __user *uarg);
+long ion_test_ioc_info(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
 

@@ -143,34 +143,27 @@ static void errno_rows(int ion, const struct it_heaps *hs)
 
 int main(void)
 {
-	long long b0, y0, b1, y1;
+	const struct it_heap *k;
+	struct it_totals t0;
 	struct it_heaps hs;
 	int ion, ret;
 	__u32 ver = 0;
 	unsigned int i;
 
-	if (it_summary(&b0, &y0))
-		b0 = y0 = -1;
+	it_totals_get(&t0);
 	ion = it_setup(&hs);
 	tap_ok(hs.cnt > 0 && it_heap_find(&hs, ION_SYSTEM_HEAP_NAME),
 	       "m32 HEAP_QUERY lists the system heap");
 	ret = it_ioctl(ion, ION_IOC_ABI_VERSION, &ver);
 	tap_ok(!ret && ver == ION_ABI_VERSION, "m32 ABI_VERSION");
-	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
-		const struct it_heap *k = &it_known_heaps[i];
+	for (i = 0; (k = it_known_next(&hs, &i)); i++) {
 		size_t size = (k->contig ? 4 : 64) * it_page();
 
-		if (!it_heap_find(&hs, k->name)) {
-			tap_skip(k->name, "heap not registered");
-			continue;
-		}
 		handle_abi(ion, k, size);
 		fd_abi(ion, k, size);
 	}
 	errno_rows(ion, &hs);
 	close(ion);
-	if (it_summary(&b1, &y1))
-		b1 = y1 = -2;
-	tap_ok(b0 == b1 && y0 == y1, "m32: nothing left allocated");
+	it_totals_back(&t0, "m32: nothing left allocated");
 	return tap_exit();
 }

@@ -4,8 +4,9 @@
  * loop and main) and the files of tests/guest/fuzz_ioctl/: record.c
  * (violations, counted calls), args.c (argument placement, fd and handle
  * pools, argument values), ops_ion.c (ion ioctls and dma-heap nodes),
- * ops_random.c (random command numbers) and ops_fd.c (dma-buf ioctls,
- * mmap, munmap, touching, close, dup, open).
+ * ops_random.c (random command numbers), ops_fd.c (dma-buf ioctls,
+ * mmap, munmap, touching, close, dup, open) and quota.c (the runs with
+ * quotas set).
  */
 #ifndef ION_FUZZ_IOCTL_H
 #define ION_FUZZ_IOCTL_H
@@ -53,6 +54,7 @@ struct shared {
 	long children;
 	long child_crashes;
 	long setup_errors;
+	long edquot;		/* calls that answered EDQUOT */
 	int lock;
 	int nrec;
 	int dropped;
@@ -74,6 +76,10 @@ extern unsigned int heap_mask;
 extern unsigned long long totalram;
 extern struct fz_nodes nodes;
 extern int have_system_dma_heap;
+extern long per_thread;		/* calls each thread makes */
+
+/* Run @n threads as process @proc (fuzz_ioctl.c). */
+void run_threads(int proc, int n);
 
 /* ------------------------------------------------------------------ */
 /* Per-thread state                                                    */
@@ -147,8 +153,27 @@ void violation(struct thr *t, const struct call *c, int err,
 int check(struct thr *t, const struct call *c, int err, eset_t allowed,
 	  const char *why);
 void log_call(const struct thr *t, const struct call *c);
+/* One failed case per kind of violation, then the total; @what: a prefix. */
+void report_violations(const char *what);
+/* Zero the counters and records of the shared memory for another run. */
+void shared_reset(void);
 int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg);
 void count_call(struct thr *t);
+
+/* Record a call's arguments (at most 6) for its log and its violations. */
+void call_args(struct call *c, const unsigned long long *a, int na);
+#define CALL_ARGS(c, ...)						\
+	call_args((c), (const unsigned long long[]){ __VA_ARGS__ },	\
+		  sizeof((unsigned long long[]){ __VA_ARGS__ }) /	\
+		  sizeof(unsigned long long))
+
+/*
+ * Place @size bytes of @arg as c->mode says (place() may change the mode),
+ * log the call and make it: c->cmd on @fd.  Returns the argument passed;
+ * *@err is the call's errno, 0 for success.
+ */
+void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
+		  size_t size, int *err);
 
 /* ------------------------------------------------------------------ */
 /* Arguments and pools (args.c)                                       */
@@ -216,5 +241,21 @@ void op_touch(struct thr *t);
 void op_close(struct thr *t);
 void op_dup(struct thr *t);
 void op_open(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* Quota runs (quota.c)                                               */
+
+#define QUOTA_RUNS	3
+#define QUOTA_PROC	100	/* the process number P of quota run i: 100 + i */
+
+/* A quota applies to the calls of this process: EDQUOT is allowed. */
+extern int quota_set;
+
+/* EDQUOT, as an allowed answer of an allocation, while quota_set. */
+eset_t quota_eset(void);
+/* Learn whether root's own calls are limited (quota_root). */
+void quota_init(void);
+/* The quota runs, @calls over all three, each parameter restored after. */
+void quota_runs(long calls);
 
 #endif /* ION_FUZZ_IOCTL_H */

@@ -32,7 +32,7 @@ void op_dmabuf_sync(struct thr *t)
 		DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW,
 		0, DMA_BUF_SYNC_END, 8, 1ULL << 63,
 	};
-	struct dma_buf_sync s, *p;
+	struct dma_buf_sync s;
 	int fd = dmabuf_fd(t, &c.fd_kind), err;
 	eset_t ok;
 
@@ -40,16 +40,13 @@ void op_dmabuf_sync(struct thr *t)
 		return;
 	s.flags = one_in(t, 10) ? rnd(t) : fl[below(t, IT_ARRAY_SIZE(fl))];
 	c.mode = pick_mode(t);
-	c.a[0] = s.flags;
-	c.na = 1;
+	CALL_ARGS(&c, s.flags);
 	if ((s.flags & ~DMA_BUF_SYNC_VALID_FLAGS_MASK) ||
 	    !(s.flags & DMA_BUF_SYNC_RW))
 		ok = E(EINVAL);
 	else
 		ok = OK;
-	p = place(t, &s, sizeof(s), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, DMA_BUF_IOCTL_SYNC, p);
+	call_placed(t, &c, fd, &s, sizeof(s), &err);
 	check(t, &c, err, by_mode(c.mode, 0, ok), NULL);
 }
 
@@ -70,8 +67,7 @@ void op_set_name(struct thr *t)
 	c.mode = pick_mode(t);
 	if (c.mode == M_STRADDLE_NONE || c.mode == M_STRADDLE_RO)
 		c.mode = M_NONE;
-	c.a[0] = len;
-	c.na = 1;
+	CALL_ARGS(&c, len);
 	p = place(t, name, len + 1, &c.mode);
 	ok = !mode_readable(c.mode) ? E(EFAULT) :
 	     len >= DMA_BUF_NAME_LEN ? E(EINVAL) : OK;
@@ -115,8 +111,7 @@ void op_munmap(struct thr *t)
 	if (m->len > PG && one_in(t, 3)) {
 		/* unmap the first page only */
 		err = munmap(m->addr, PG) ? errno : 0;
-		c.a[0] = PG;
-		c.na = 1;
+		CALL_ARGS(&c, PG);
 		check(t, &c, err, OK, NULL);
 		if (!err) {
 			m->addr += PG;
@@ -125,8 +120,7 @@ void op_munmap(struct thr *t)
 		return;
 	}
 	err = munmap(m->addr, m->len) ? errno : 0;
-	c.a[0] = m->len;
-	c.na = 1;
+	CALL_ARGS(&c, m->len);
 	check(t, &c, err, OK, NULL);
 	t->maps[i] = t->maps[--t->nmaps];
 }
@@ -197,12 +191,7 @@ void op_mmap(struct thr *t)
 	}
 	prot = prots[below(t, IT_ARRAY_SIZE(prots))];
 	flags = one_in(t, 10) && len < (1ULL << 40) ? MAP_PRIVATE : MAP_SHARED;
-	c.a[0] = len;
-	c.a[1] = prot;
-	c.a[2] = flags;
-	c.a[3] = off;
-	c.a[4] = size;
-	c.na = 5;
+	CALL_ARGS(&c, len, prot, flags, off, size);
 	if (kind == K_ION) {
 		/* misc device without mmap; read-only opens: EACCES */
 		ok = E(ENODEV) | E(EINVAL) | E(EACCES) | E(EOVERFLOW) |

@@ -8,6 +8,24 @@
 /* ------------------------------------------------------------------ */
 /* ion ioctls                                                          */
 
+/*
+ * What an allocation may answer: EINVAL for an argument it refuses (ENODEV
+ * too when @enodev, a mask without our heaps), else ENODEV for such a mask,
+ * ENOMEM for more than all of RAM, else @fine, or EDQUOT while a quota
+ * applies.
+ */
+static eset_t alloc_ok(int einval, int enodev, unsigned long long len,
+		       eset_t fine)
+{
+	if (einval)
+		return E(EINVAL) | (enodev ? E(ENODEV) : 0);
+	if (enodev)
+		return E(ENODEV);
+	if (len > totalram)
+		return E(ENOMEM);
+	return fine | quota_eset();
+}
+
 void op_alloc(struct thr *t)
 {
 	struct ion_new_allocation_data a = { 0 }, *p;
@@ -15,7 +33,7 @@ void op_alloc(struct thr *t)
 		.name = "ION_IOC_NEW_ALLOC", .cmd = ION_IOC_NEW_ALLOC,
 		.fd_kind = K_ION,
 	};
-	int fd = ion_fd(t), sane, err, einval, enodev;
+	int fd = ion_fd(t), sane, err;
 	eset_t ok;
 
 	if (fd < 0)
@@ -33,36 +51,24 @@ void op_alloc(struct thr *t)
 		a.flags |= LENIENT_GARBAGE & ~ION_FLAGS_VALID;
 	}
 	c.mode = pick_mode(t);
-	c.a[0] = a.len;
-	c.a[1] = a.heap_id_mask;
-	c.a[2] = a.flags;
-	c.a[3] = a.fd;
-	c.a[4] = a.unused;
-	c.na = 5;
+	CALL_ARGS(&c, a.len, a.heap_id_mask, a.flags, a.fd, a.unused);
 	/* fd, unused and unknown flag bits are ignored (abi-compat.rst) */
-	einval = len_einval(a.len);
-	enodev = !(a.heap_id_mask & heap_mask);
-	if (einval)
-		ok = E(EINVAL) | (enodev ? E(ENODEV) : 0);
-	else if (enodev)
-		ok = E(ENODEV);
-	else if (a.len > totalram)
-		ok = E(ENOMEM);
-	else
-		ok = OK | E(ENOMEM) | E(EMFILE);
-	ok = by_mode(c.mode, 1, ok);
-	p = place(t, &a, sizeof(a), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_NEW_ALLOC, p);
-	check(t, &c, err, ok, NULL);
+	ok = alloc_ok(len_einval(a.len), !(a.heap_id_mask & heap_mask), a.len,
+		      OK | E(ENOMEM) | E(EMFILE));
+	p = call_placed(t, &c, fd, &a, sizeof(a), &err);
+	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
 	if (!err && c.mode == M_OK)
 		new_buf(t, &c, p->fd, a.len);
 }
 
-/* An align up to PAGE_SIZE is ignored, as the 3.10-4.11 heaps did. */
+/*
+ * An align up to PAGE_SIZE is ignored, as the 3.10-4.11 heaps did; a
+ * larger one is rounded up to a power of two, which an align above half
+ * of the address space has none of.
+ */
 static int align_einval(unsigned long long align)
 {
-	return align > PG && (align & (align - 1));
+	return align > (1ULL << 63);
 }
 
 void op_alloc_legacy(struct thr *t)
@@ -76,7 +82,7 @@ void op_alloc_legacy(struct thr *t)
 		0, 0, 0, PG, 1 << 20, 1, 2, 3, PG + 1, 1ULL << 63, ~0ULL,
 		64 << 20, 1ULL << 40,
 	};
-	int fd = ion_fd(t), sane, err, einval, enodev;
+	int fd = ion_fd(t), sane, err;
 	eset_t ok;
 
 	if (fd < 0)
@@ -93,26 +99,13 @@ void op_alloc_legacy(struct thr *t)
 		a.flags |= LENIENT_GARBAGE & ~ION_FLAGS_VALID;
 	}
 	c.mode = pick_mode(t);
-	c.a[0] = a.len;
-	c.a[1] = a.align;
-	c.a[2] = a.heap_id_mask;
-	c.a[3] = a.flags;
-	c.na = 4;
-	einval = len_einval(a.len) || align_einval(a.align);
-	enodev = !(a.heap_id_mask & heap_mask);
-	if (einval)
-		ok = E(EINVAL) | (enodev ? E(ENODEV) : 0);
-	else if (enodev)
-		ok = E(ENODEV);
-	else if (a.len > totalram)
-		ok = E(ENOMEM);
-	else	/* a large alignment may be beyond every heap in the mask */
-		ok = OK | E(ENOMEM) | (a.align > PG ? E(EINVAL) : 0);
-	ok = by_mode(c.mode, 1, ok);
-	p = place(t, &a, sizeof(a), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_ALLOC_LEGACY, p);
-	check(t, &c, err, ok, NULL);
+	CALL_ARGS(&c, a.len, a.align, a.heap_id_mask, a.flags);
+	/* a large alignment may be beyond every heap in the mask */
+	ok = alloc_ok(len_einval(a.len) || align_einval(a.align),
+		      !(a.heap_id_mask & heap_mask), a.len,
+		      OK | E(ENOMEM) | (a.align > PG ? E(EINVAL) : 0));
+	p = call_placed(t, &c, fd, &a, sizeof(a), &err);
+	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
 	if (!err && c.mode == M_OK) {
 		if (p->handle <= 0)
 			violation(t, &c, 0, "handle is not a positive id");
@@ -122,7 +115,7 @@ void op_alloc_legacy(struct thr *t)
 
 void op_free(struct thr *t)
 {
-	struct ion_handle_data d, *p;
+	struct ion_handle_data d;
 	struct call c = {
 		.name = "ION_IOC_FREE", .cmd = ION_IOC_FREE,
 		.fd_kind = K_ION,
@@ -133,11 +126,8 @@ void op_free(struct thr *t)
 		return;
 	d.handle = pick_handle(t, 1);
 	c.mode = pick_mode(t);
-	c.a[0] = (unsigned int)d.handle;
-	c.na = 1;
-	p = place(t, &d, sizeof(d), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_FREE, p);
+	CALL_ARGS(&c, (unsigned int)d.handle);
+	call_placed(t, &c, fd, &d, sizeof(d), &err);
 	/* (a read-only argument: the handle may be gone and EFAULT said) */
 	check(t, &c, err, by_mode(c.mode, 1, OK | E(EINVAL)), NULL);
 	if (d.handle <= 0 && !err)
@@ -159,11 +149,8 @@ void op_share(struct thr *t)
 	d.handle = pick_handle(t, 0);
 	d.fd = one_in(t, 4) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
 	c.mode = pick_mode(t);
-	c.a[0] = (unsigned int)d.handle;
-	c.na = 1;
-	p = place(t, &d, sizeof(d), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, c.cmd, p);
+	CALL_ARGS(&c, (unsigned int)d.handle);
+	p = call_placed(t, &c, fd, &d, sizeof(d), &err);
 	check(t, &c, err, by_mode(c.mode, 1, OK | E(EINVAL) | E(EMFILE)),
 	      NULL);
 	if (!err && d.handle <= 0)
@@ -200,29 +187,41 @@ static int pick_fd_arg(struct thr *t, int *kind)
 	}
 }
 
+/*
+ * IMPORT and SYNC: an ion_fd_data whose fd is the argument (one of ours of
+ * some kind, or a bad number) and whose handle is output only (garbage in,
+ * one time in @rnd_one_in random garbage).  Makes and checks the call;
+ * returns the argument passed, *@err the call's errno.
+ */
+static struct ion_fd_data *fd_arg_call(struct thr *t, struct call *c, int fd,
+				       uint64_t rnd_one_in, int *err)
+{
+	struct ion_fd_data d, *p;
+	int kind;
+	eset_t ok;
+
+	d.fd = pick_fd_arg(t, &kind);
+	d.handle = one_in(t, rnd_one_in) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
+	c->mode = pick_mode(t);
+	CALL_ARGS(c, (unsigned int)d.fd, kind);
+	ok = kind == K_BUF ? OK : kind < 0 ? E(EBADF) : E(EINVAL);
+	p = call_placed(t, c, fd, &d, sizeof(d), err);
+	check(t, c, *err, by_mode(c->mode, 1, ok), NULL);
+	return p;
+}
+
 void op_import(struct thr *t)
 {
 	struct call c = {
 		.name = "ION_IOC_IMPORT", .cmd = ION_IOC_IMPORT,
 		.fd_kind = K_ION,
 	};
-	struct ion_fd_data d, *p;
-	int fd = ion_fd(t), kind, err;
-	eset_t ok;
+	struct ion_fd_data *p;
+	int fd = ion_fd(t), err;
 
 	if (fd < 0)
 		return;
-	d.fd = pick_fd_arg(t, &kind);
-	d.handle = one_in(t, 4) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
-	c.mode = pick_mode(t);
-	c.a[0] = (unsigned int)d.fd;
-	c.a[1] = kind;
-	c.na = 2;
-	ok = kind == K_BUF ? OK : kind < 0 ? E(EBADF) : E(EINVAL);
-	p = place(t, &d, sizeof(d), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_IMPORT, p);
-	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
+	p = fd_arg_call(t, &c, fd, 4, &err);
 	if (!err && c.mode == M_OK) {
 		if (p->handle <= 0)
 			violation(t, &c, 0, "handle is not a positive id");
@@ -236,7 +235,7 @@ void op_custom(struct thr *t)
 		.name = "ION_IOC_CUSTOM", .cmd = ION_IOC_CUSTOM,
 		.fd_kind = K_ION,
 	};
-	struct ion_custom_data d, *p;
+	struct ion_custom_data d;
 	int fd = ion_fd(t), err;
 
 	if (fd < 0)
@@ -244,12 +243,8 @@ void op_custom(struct thr *t)
 	d.cmd = one_in(t, 2) ? below(t, 16) : (unsigned int)rnd(t);
 	d.arg = one_in(t, 2) ? 0 : (unsigned long)rnd(t);
 	c.mode = pick_mode(t);
-	c.a[0] = d.cmd;
-	c.a[1] = d.arg;
-	c.na = 2;
-	p = place(t, &d, sizeof(d), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_CUSTOM, p);
+	CALL_ARGS(&c, d.cmd, d.arg);
+	call_placed(t, &c, fd, &d, sizeof(d), &err);
 	/* no heap implements custom commands */
 	check(t, &c, err, mode_readable(c.mode) ? E(ENOTTY) : E(EFAULT), NULL);
 }
@@ -260,23 +255,10 @@ void op_sync_ion(struct thr *t)
 		.name = "ION_IOC_SYNC", .cmd = ION_IOC_SYNC,
 		.fd_kind = K_ION,
 	};
-	struct ion_fd_data d, *p;
-	int fd = ion_fd(t), kind, err;
-	eset_t ok;
+	int fd = ion_fd(t), err;
 
-	if (fd < 0)
-		return;
-	d.fd = pick_fd_arg(t, &kind);
-	d.handle = one_in(t, 2) ? (int)rnd(t) : (int)LENIENT_GARBAGE;
-	c.mode = pick_mode(t);
-	c.a[0] = (unsigned int)d.fd;
-	c.a[1] = kind;
-	c.na = 2;
-	ok = kind == K_BUF ? OK : kind < 0 ? E(EBADF) : E(EINVAL);
-	p = place(t, &d, sizeof(d), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_SYNC, p);
-	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
+	if (fd >= 0)
+		fd_arg_call(t, &c, fd, 2, &err);
 }
 
 void op_heap_query(struct thr *t)
@@ -319,12 +301,7 @@ void op_heap_query(struct thr *t)
 		}
 	}
 	c.mode = pick_mode(t);
-	c.a[0] = q.cnt;
-	c.a[1] = amode;
-	c.a[2] = q.reserved0;
-	c.a[3] = q.reserved1;
-	c.a[4] = q.reserved2;
-	c.na = 5;
+	CALL_ARGS(&c, q.cnt, amode, q.reserved0, q.reserved1, q.reserved2);
 	if (reserved)
 		ok = E(EINVAL);
 	else if (!q.heaps || !q.cnt || amode <= 4)
@@ -334,9 +311,7 @@ void op_heap_query(struct thr *t)
 	if (amode == 7)
 		b_prot(t, PROT_READ);
 	memset(t->qbuf, 0xee, 32 * sizeof(*t->qbuf));
-	p = place(t, &q, sizeof(q), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_HEAP_QUERY, p);
+	p = call_placed(t, &c, fd, &q, sizeof(q), &err);
 	b_prot(t, PROT_READ | PROT_WRITE);
 	if (!check(t, &c, err, by_mode(c.mode, 1, ok), NULL) || err ||
 	    c.mode != M_OK)
@@ -367,9 +342,7 @@ void op_abi_version(struct thr *t)
 	if (fd < 0)
 		return;
 	c.mode = pick_mode(t);
-	p = place(t, &v, sizeof(v), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, ION_IOC_ABI_VERSION, p);
+	p = call_placed(t, &c, fd, &v, sizeof(v), &err);
 	check(t, &c, err, c.mode == M_OK ? OK : E(EFAULT), NULL);
 	if (!err && c.mode == M_OK && *p != ION_ABI_VERSION)
 		violation(t, &c, 0, "version is not ION_ABI_VERSION");
@@ -420,24 +393,12 @@ void op_node_alloc(struct thr *t)
 	if (one_in(t, 20))
 		a.heap_flags = 1ULL << below(t, 64);
 	c.mode = pick_mode(t);
-	c.a[0] = a.len;
-	c.a[1] = a.fd;
-	c.a[2] = a.fd_flags;
-	c.a[3] = a.heap_flags;
-	c.na = 4;
+	CALL_ARGS(&c, a.len, a.fd, a.fd_flags, a.heap_flags);
 	einval = a.fd || a.heap_flags || len_einval(a.len) ||
 		 (a.fd_flags & ~(O_CLOEXEC | O_ACCMODE));
-	if (einval)
-		ok = E(EINVAL);
-	else if (a.len > totalram)
-		ok = E(ENOMEM);
-	else
-		ok = OK | E(ENOMEM) | E(EMFILE);
-	ok = by_mode(c.mode, 1, ok);
-	p = place(t, &a, sizeof(a), &c.mode);
-	log_call(t, &c);
-	err = do_ioctl(t, fd, DMA_HEAP_IOCTL_ALLOC, p);
-	check(t, &c, err, ok, NULL);
+	ok = alloc_ok(einval, 0, a.len, OK | E(ENOMEM) | E(EMFILE));
+	p = call_placed(t, &c, fd, &a, sizeof(a), &err);
+	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
 	if (!err && c.mode == M_OK)
 		new_buf(t, &c, p->fd, a.len);
 }

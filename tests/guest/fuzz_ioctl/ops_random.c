@@ -86,7 +86,7 @@ void op_random_cmd(struct thr *t)
 	int target = below(t, 10), fd, i, err, magic, ntab;
 	unsigned int size;
 	unsigned char *p;
-	eset_t ok;
+	eset_t ok, handler;
 
 	if (target < 6) {
 		fd = ion_fd(t);
@@ -120,25 +120,27 @@ void op_random_cmd(struct thr *t)
 	c.mode = pick_mode(t);
 	if (size > sizeof(data) && c.mode != M_OK)
 		c.mode = M_NULL;
-	c.a[0] = size;
-	c.na = 1;
+	CALL_ARGS(&c, size);
 	if (c.fd_kind == K_NODE) {
 		/* mainline semantics: only _IOC_NR selects; 0 is ALLOC */
 		if (_IOC_NR(c.cmd) == 0)
 			ok = OK | E(EINVAL) | E(ENOMEM) | E(EMFILE) | E(EFAULT) |
-			     E(ENOTTY);
+			     E(ENOTTY) | quota_eset();
 		else
 			ok = E(EINVAL) | E(ENOTTY);
 	} else if (k) {
 		c.name = k->name;
+		handler = k->handler;
+		if (c.cmd == ION_IOC_ALLOC || c.cmd == ION_IOC_ALLOC_LEGACY)
+			handler |= quota_eset();
 		/* random bytes: pointers inside (HEAP_QUERY) may be bad */
 		ok = by_mode(c.mode, _IOC_DIR(c.cmd) & _IOC_READ,
-			     k->handler | E(EFAULT));
+			     handler | E(EFAULT));
 		if (!(_IOC_DIR(c.cmd) & _IOC_WRITE) &&
 		    !(_IOC_DIR(c.cmd) & _IOC_READ))
-			ok = k->handler;
+			ok = handler;
 		if (c.cmd == DMA_BUF_SET_NAME_A || c.cmd == DMA_BUF_SET_NAME_B)
-			ok = k->handler;	/* the arg is the string itself */
+			ok = handler;	/* the arg is the string itself */
 	} else {
 		ok = E(ENOTTY);
 	}

@@ -86,6 +86,46 @@ int check(struct thr *t, const struct call *c, int err, eset_t allowed,
 	return 0;
 }
 
+void call_args(struct call *c, const unsigned long long *a, int na)
+{
+	int i;
+
+	for (i = 0; i < na && i < (int)IT_ARRAY_SIZE(c->a); i++)
+		c->a[i] = a[i];
+	c->na = i;
+}
+
+void report_violations(const char *what)
+{
+	int i;
+
+	for (i = 0; i < sh->nrec; i++) {
+		struct rec *r = &sh->recs[i];
+
+		tap_ok(0, "%s%s%s (%ld times)", what ? what : "",
+		       what ? ": " : "", r->desc, r->count);
+	}
+	if (sh->dropped)
+		tap_diag("%d more kinds of violation not listed", sh->dropped);
+	tap_ok(!sh->violations,
+	       "%s%severy call's result was one its documentation allows (%ld violations)",
+	       what ? what : "", what ? ": " : "", sh->violations);
+}
+
+void shared_reset(void)
+{
+	sh_lock();
+	sh->calls = 0;
+	sh->violations = 0;
+	sh->children = 0;
+	sh->child_crashes = 0;
+	sh->setup_errors = 0;
+	sh->edquot = 0;
+	sh->nrec = 0;
+	sh->dropped = 0;
+	sh_unlock();
+}
+
 void log_call(const struct thr *t, const struct call *c)
 {
 	char buf[400];
@@ -110,7 +150,19 @@ int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg)
 	t->calls++;
 	__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
 	ret = ioctl(fd, cmd, arg);
+	if (ret < 0 && errno == EDQUOT)
+		__atomic_add_fetch(&sh->edquot, 1, __ATOMIC_RELAXED);
 	return ret < 0 ? errno : 0;
+}
+
+void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
+		  size_t size, int *err)
+{
+	void *p = place(t, arg, size, &c->mode);
+
+	log_call(t, c);
+	*err = do_ioctl(t, fd, c->cmd, p);
+	return p;
 }
 
 void count_call(struct thr *t)

@@ -189,12 +189,7 @@ int fz_unload_refused(const char *what)
 
 int fz_load_ion(void)
 {
-	struct stat st;
-	int i;
-
 	if (!fz_module_loaded("ion") && system("modprobe ion") != 0)
 		return 0;
-	for (i = 0; i < 100 && stat(IT_DEV, &st); i++)
-		usleep(50000);
-	return !stat(IT_DEV, &st);
+	return it_wait_path(IT_DEV, 1);
 }

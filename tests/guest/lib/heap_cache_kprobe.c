@@ -109,3 +109,13 @@ int kp_count(const char *trace, const char *what,
 		n++;
 	return n;
 }
+
+int kp_read_count(const char *what, unsigned long long phys,
+		  unsigned long long len)
+{
+	char *text = kp_read();
+	int n = text ? kp_count(text, what, phys, len) : 0;
+
+	free(text);
+	return n;
+}

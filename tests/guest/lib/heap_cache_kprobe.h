@@ -44,4 +44,8 @@ char *kp_read(void);
 int kp_count(const char *trace, const char *what,
 	     unsigned long long phys, unsigned long long len);
 
+/* kp_count() over the trace as it is now (kp_read()); 0 when unreadable. */
+int kp_read_count(const char *what, unsigned long long phys,
+		  unsigned long long len);
+
 #endif /* ION_HEAP_CACHE_KPROBE_H */

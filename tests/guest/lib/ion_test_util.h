@@ -94,6 +94,15 @@ int it_heaps_load(int fd, struct it_heaps *hs);
 const struct ion_heap_data *
 it_heap_find(const struct it_heaps *hs, const char *name);
 
+/*
+ * The first heap of it_known_heaps[] from index *@i on that @hs has (*@i
+ * its index), or NULL at the end; each known heap @hs lacks on the way is
+ * a skipped case.  for (i = 0; (k = it_known_next(hs, &i)); i++) visits
+ * every registered known heap.
+ */
+const struct it_heap *it_known_next(const struct it_heaps *hs,
+				    unsigned int *i);
+
 /* Mask of every heap HEAP_QUERY reported. */
 unsigned int it_heaps_mask(const struct it_heaps *hs);
 
@@ -154,6 +163,11 @@ long it_page(void);
 /* @len rounded up to whole pages (what a buffer of @len really takes). */
 size_t it_round_page(size_t len);
 
+/* Wait up to 5 s for @path to exist (@present) or not; 1 when it does so. */
+int it_wait_path(const char *path, int present);
+
+/* A seed for the patterns of a run, printed as a diagnostic. */
+unsigned int it_seed(void);
 long long it_now_ms(void);
 
 /* Number of open fds of this process. */
@@ -200,6 +214,9 @@ struct it_dfs {
 
 void it_dfs_free(struct it_dfs *d);
 
+/* The first line of @src, without its newline, into @dst of @size bytes. */
+void it_copy_line(char *dst, size_t size, const char *src);
+
 int it_read_file(const char *path, char **out);
 
 /*
@@ -210,6 +227,22 @@ int it_read_file(const char *path, char **out);
  */
 int it_send_fd(int sock, int fd, const void *data, size_t len, int flags);
 int it_recv_fd(int sock, void *data, size_t len, int flags);
+
+/*
+ * Quotas and other users (it_quota.c).  it_become_user(): this process
+ * becomes @uid, with @group as its one supplementary group ((gid_t)-1:
+ * none); 0 or -errno.  it_param_set(): write @val to ion's parameter
+ * @name (in IT_PARAMS); it_param_set_array(): the @n values of @vals,
+ * comma-separated; both 0 or -errno.
+ * it_quota_bytes(): the bytes debugfs's quota file counts for @heap,
+ * @kind ("uid" or "client") and @who (NULL: any), summed over the rows
+ * that match; -1 when none does.
+ */
+#define IT_PARAMS	"/sys/module/ion/parameters/"
+int it_become_user(uid_t uid, gid_t group);
+int it_param_set(const char *name, const char *val);
+int it_param_set_array(const char *name, const long *vals, unsigned int n);
+long long it_quota_bytes(const char *heap, const char *kind, const char *who);
 
 /*
  * A worker process (it_worker.c): it_worker_start() forks it; it opens
@@ -264,8 +297,25 @@ int it_dfs_load_heap(struct it_dfs *d, const char *heap);
 /* The number of "key: value" line @key of the debugfs file @path, or -1. */
 long long it_dfs_file_num(const char *path, const char *key);
 
+/* The number of "key: value" line @key of heaps/@heap, or -1. */
+long long it_heap_num(const char *heap, const char *key);
+
 /* summary's "buffers" and "bytes", or -errno. */
 int it_summary(long long *buffers, long long *bytes);
+
+/* summary's totals at the start of a test, to compare with at its end. */
+struct it_totals {
+	long long buffers, bytes;
+};
+
+/* The totals now (-1 each when summary cannot be read). */
+void it_totals_get(struct it_totals *t);
+
+/*
+ * A case named @what: summary's totals are back to @t (a diagnostic with
+ * both when not).  Returns whether they are.
+ */
+int it_totals_back(const struct it_totals *t, const char *what);
 
 /*
  * Column @col ("size", "handles", "attachments", ...) of the row of the

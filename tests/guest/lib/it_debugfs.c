@@ -152,6 +152,14 @@ long long it_dfs_file_num(const char *path, const char *key)
 	return v;
 }
 
+long long it_heap_num(const char *heap, const char *key)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
+	return it_dfs_file_num(path, key);
+}
+
 int it_summary(long long *buffers, long long *bytes)
 {
 	struct it_dfs d;
@@ -163,6 +171,26 @@ int it_summary(long long *buffers, long long *bytes)
 	*bytes = it_dfs_num(&d, "bytes");
 	it_dfs_free(&d);
 	return (*buffers < 0 || *bytes < 0) ? -EPROTO : 0;
+}
+
+void it_totals_get(struct it_totals *t)
+{
+	if (it_summary(&t->buffers, &t->bytes))
+		t->buffers = t->bytes = -1;
+}
+
+int it_totals_back(const struct it_totals *t, const char *what)
+{
+	struct it_totals now;
+
+	if (it_summary(&now.buffers, &now.bytes))
+		now.buffers = now.bytes = -2;
+	if (tap_ok(now.buffers == t->buffers && now.bytes == t->bytes,
+		   "%s", what))
+		return 1;
+	tap_diag("buffers %lld -> %lld, bytes %lld -> %lld", t->buffers,
+		 now.buffers, t->bytes, now.bytes);
+	return 0;
 }
 
 long long it_buffer_num_ino(unsigned long ino, const char *heap,

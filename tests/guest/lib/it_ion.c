@@ -54,6 +54,17 @@ it_heap_find(const struct it_heaps *hs, const char *name)
 	return NULL;
 }
 
+const struct it_heap *it_known_next(const struct it_heaps *hs,
+				    unsigned int *i)
+{
+	for (; *i < IT_ARRAY_SIZE(it_known_heaps); (*i)++) {
+		if (it_heap_find(hs, it_known_heaps[*i].name))
+			return &it_known_heaps[*i];
+		tap_skip(it_known_heaps[*i].name, "heap not registered");
+	}
+	return NULL;
+}
+
 unsigned int it_heaps_mask(const struct it_heaps *hs)
 {
 	unsigned int i, mask = 0;

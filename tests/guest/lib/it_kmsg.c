@@ -68,13 +68,7 @@ int it_kmsg_find(int fd, const char *what, char *line, size_t size)
 
 	while (it_kmsg_next(fd, rec, sizeof(rec))) {
 		if (!found && strstr(rec, what)) {
-			const char *src = it_kmsg_text(rec);
-			size_t l = strcspn(src, "\n");
-
-			if (l >= size)
-				l = size - 1;
-			memcpy(line, src, l);
-			line[l] = 0;
+			it_copy_line(line, size, it_kmsg_text(rec));
 			found = 1;
 		}
 	}

@@ -61,6 +61,24 @@ long long it_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int it_wait_path(const char *path, int present)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 50 && (stat(path, &st) == 0) != present; i++)
+		usleep(100000);
+	return (stat(path, &st) == 0) == present;
+}
+
+unsigned int it_seed(void)
+{
+	unsigned int seed = (unsigned int)time(NULL);
+
+	tap_diag("seed %u", seed);
+	return seed;
+}
+
 int it_count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -103,6 +121,16 @@ unsigned long it_ino(int fd)
 	return fstat(fd, &st) ? 0 : (unsigned long)st.st_ino;
 }
 
+void it_copy_line(char *dst, size_t size, const char *src)
+{
+	size_t n = strcspn(src, "\n");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 int it_fdinfo(int fd, const char *key, char *val, size_t size)
 {
 	char path[64], line[256];
@@ -121,12 +149,7 @@ int it_fdinfo(int fd, const char *key, char *val, size_t size)
 
 		while (*v == ' ' || *v == '\t')
 			v++;
-		size_t n = strcspn(v, "\n");
-
-		if (n >= size)
-			n = size - 1;
-		memcpy(val, v, n);
-		val[n] = 0;
+		it_copy_line(val, size, v);
 		ret = 0;
 		break;
 	}

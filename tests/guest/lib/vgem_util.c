@@ -5,6 +5,12 @@
  */
 #include "vgem_util.h"
 
+void vgem_unload(void)
+{
+	if (system("modprobe -r vgem >/dev/null 2>&1"))
+		tap_diag("modprobe -r vgem failed");
+}
+
 int open_vgem(void)
 {
 	static const char *const nodes[] = {

@@ -39,6 +39,12 @@ struct it_drm_prime_handle {
 /* An open vgem node, or -errno. */
 int open_vgem(void);
 
+/*
+ * Leave the guest as the test found it: unload vgem and the DRM core it
+ * pulled in (a diagnostic when that fails).
+ */
+void vgem_unload(void);
+
 int vgem_import(int drm, int buf_fd, uint32_t *handle);
 
 int vgem_close(int drm, uint32_t handle);
