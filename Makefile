@@ -19,7 +19,7 @@ ifeq ($(ARCH),arm64)
 # make ARCH=arm64: everything for an aarch64 guest (Documentation/arm64.md),
 # in its own build directory; the module sources are copied to
 # $(BUILD)/src so the x86_64 objects in the tree are left alone.
-BUILD ?= $(CURDIR)/build/arm64
+BUILD ?= $(CURDIR)/build/arm64$(if $(filter-out 6.12,$(KSERIES)),-$(KSERIES))
 # The cross gcc lives in scripts/deps.sh's cache (it conflicts with
 # gcc-multilib); Debian's arm64 headers call it aarch64-linux-gnu-gcc-12.
 export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)

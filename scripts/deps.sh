@@ -43,10 +43,13 @@ log() { echo "deps: $*" >&2; }
 # depends on the newest headers of it.
 KSERIES=${KSERIES:-6.12}
 case $KSERIES in
-6.12) K_GLOB='6.12*-amd64' K_META=linux-headers-6.12-amd64 K_RT=0 ;;
-6.12-rt) K_GLOB='6.12*-rt-amd64' K_META=linux-headers-6.12-rt-amd64 K_RT=1 ;;
+6.12) K_GLOB='6.12*-amd64' K_META=linux-headers-6.12-amd64 K_RT=0
+	K_ABI='6.12*' ;;
+6.12-rt) K_GLOB='6.12*-rt-amd64' K_META=linux-headers-6.12-rt-amd64 K_RT=1
+	K_ABI='6.12*' ;;
 # Debian 12's default flavour: its linux-headers-amd64 is 6.1.
-6.1) K_GLOB='6.1.0-*-amd64' K_META=linux-headers-amd64 K_RT=0 ;;
+6.1) K_GLOB='6.1.0-*-amd64' K_META=linux-headers-amd64 K_RT=0
+	K_ABI='6.1.0-*' ;;
 *) log "KSERIES=$KSERIES: known are 6.12, 6.12-rt and 6.1"; exit 1 ;;
 esac
 
@@ -145,7 +148,7 @@ A64_GCC_PKGS=(gcc-12-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
 # The newest arm64 kernel unpacked in the cache (KVER: that one).
 a64_find_kver() {
 	local d v best=""
-	for d in "$A64_CACHE"/6.12*-arm64/.ready; do
+	for d in "$A64_CACHE"/$K_ABI-arm64/.ready; do
 		[ -e "$d" ] || continue
 		v=$(basename "$(dirname "$d")")
 		[ -z "${KVER:-}" ] || [ "$v" = "$KVER" ] || continue
@@ -158,7 +161,7 @@ a64_find_kver() {
 
 # The ABI name (e.g. 6.12.117+deb12) of the host's installed -common.
 a64_host_abi() {
-	dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-6.12*-common' \
+	dpkg-query -W -f='${Package} ${Status}\n' "linux-headers-$K_ABI-common" \
 		2>/dev/null | awk '/install ok installed/ { print $1 }' |
 		sed 's/^linux-headers-//; s/-common$//' | sort -V | tail -n1
 }
@@ -208,10 +211,10 @@ install_arm64() {
 	# the host's.  Without one, install the host's headers first.
 	abi=$(a64_host_abi)
 	if [ -z "$abi" ]; then
-		apt_install linux-headers-6.12-amd64
+		apt_install "$K_META"
 		abi=$(a64_host_abi)
 	fi
-	[ -n "$abi" ] || { log "no linux-headers-6.12*-common on the host"; exit 1; }
+	[ -n "$abi" ] || { log "no linux-headers-$K_ABI-common on the host"; exit 1; }
 	# shellcheck disable=SC2046
 	apt_install $(missing_pkgs "linux-kbuild-$abi")
 	[ -z "${KVER:-}" ] || [ "$KVER" = "$abi-arm64" ] ||
@@ -240,8 +243,8 @@ install_arm64() {
 }
 
 if [ "$ARCH" = arm64 ]; then
-	if [ "$KSERIES" != 6.12 ]; then
-		log "ARCH=arm64 has only KSERIES=6.12 so far"
+	if [ "$K_RT" = 1 ]; then
+		log "ARCH=arm64: Debian has no PREEMPT_RT arm64 kernel here"
 		exit 1
 	fi
 	case "${1:-}" in
