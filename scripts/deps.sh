@@ -180,7 +180,7 @@ a64_fetch() {	# <dir> <package:arm64>...: apt-get download into <dir>
 }
 
 install_arm64() {
-	local abi kv root debs d
+	local abi kv kb root debs d
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		log "dpkg --add-architecture arm64"
 		dpkg --add-architecture arm64
@@ -215,8 +215,12 @@ install_arm64() {
 		abi=$(a64_host_abi)
 	fi
 	[ -n "$abi" ] || { log "no linux-headers-$K_ABI-common on the host"; exit 1; }
+	# The kbuild package the host's headers of that version use
+	# (linux-kbuild-6.12.118+deb12, but linux-kbuild-6.1 for 6.1.0-*).
+	kb=$(dpkg-query -W -f='${Depends}' "linux-headers-$abi-amd64" \
+		2>/dev/null | grep -o 'linux-kbuild-[^ ,]*' | head -n1)
 	# shellcheck disable=SC2046
-	apt_install $(missing_pkgs "linux-kbuild-$abi")
+	apt_install $(missing_pkgs "${kb:-linux-kbuild-$abi}")
 	[ -z "${KVER:-}" ] || [ "$KVER" = "$abi-arm64" ] ||
 		{ log "KVER=$KVER: the host's headers are $abi"; exit 1; }
 	kv=$abi-arm64
