@@ -27,6 +27,8 @@ export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)
 # (not installed: nothing in the system's library path).
 export LD_LIBRARY_PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-lib)$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 CROSS_COMPILE ?= aarch64-linux-gnu-
+# 6.12's arm64 headers set it themselves; 6.1's take it from the caller.
+export CROSS_COMPILE
 MODSRC := $(BUILD)/src
 KDIR ?= $(shell ARCH=arm64 scripts/deps.sh --kdir 2>/dev/null)
 ifeq ($(origin CC),default)
