@@ -7,7 +7,9 @@
 #   make demo       ... and boot the guest for a narrated session
 #   make shell      ... and boot the guest interactively
 #   make check-rig  prove the harness fails on a failing test and on a splat
-#   make lint       checkpatch, kernel-doc, sparse, cppcheck
+#   make lint       checkpatch, kernel-doc, sparse, cppcheck, lintian
+#   make deb        Debian packages: ion-dkms, libion1, libion-dev, ion-tools
+#   make check-deb  install them in a Debian 12 guest and check what a user sees
 #
 # Nothing here loads anything into the host kernel.
 
@@ -54,11 +56,24 @@ LIBION_A := $(BUILD)/lib/libion.a
 LIBION_VERSION := 1.0.0
 LIBION_SO := $(BUILD)/lib/libion.so.$(LIBION_VERSION)
 LIB_CFLAGS := -fvisibility=hidden
+# The library and the tools also take a packager's CPPFLAGS, CFLAGS and
+# LDFLAGS (debian/rules passes dpkg-buildflags' hardening flags); the
+# test programs do not.
+DIST_CFLAGS = $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+# TOOLS_STATIC=0: the tools link libc dynamically (the Debian packages do;
+# make install's tools are static).  libion always comes from libion.a:
+# the tools use its private debugfs reader, which libion.so keeps hidden.
+ifeq ($(TOOLS_STATIC),0)
+TOOL_LINK = $(LDFLAGS) $(LIBION_A)
+else
+TOOL_LINK = $(USER_LDFLAGS) $(LDFLAGS) $(LIBION_A)
+endif
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 # udev rules granting access to /dev/ion and its nodes (udev/60-ion.rules)
 UDEVRULESDIR ?= /etc/udev/rules.d
 
@@ -86,7 +101,8 @@ guest_srcs = tests/guest/$(1).c $(wildcard tests/guest/$(1)/*.c)
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install bench
+.PHONY: all deps modules user dist check check-rig check-debug demo shell lint clean \
+	install bench deb check-deb
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -128,18 +144,18 @@ user: $(LIBION_A) $(if $(filter x86_64,$(ARCH)),$(LIBION_SO)) $(TOOLS) \
 LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) include/uapi/linux/ion.h
 $(BUILD)/lib/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+	$(CC) $(DIST_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 
 $(BUILD)/lib/pic/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(DIST_CFLAGS) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 $(LIBION_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBION_SO): $(LIB_PICOBJS) lib/libion.map
-	$(CC) -shared -Wl,-soname,libion.so.1 \
+	$(CC) -shared -Wl,-soname,libion.so.1 $(LDFLAGS) \
 		-Wl,--version-script=lib/libion.map -o $@ $(LIB_PICOBJS)
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so.1
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so
@@ -149,8 +165,12 @@ $(BUILD)/lib/ion.pc: lib/ion.pc.in
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(LIBION_VERSION)|' \
 	    $< > $@
 
-# User-space parts only: the library, its headers, pkg-config file, tools.
-install: user $(BUILD)/lib/ion.pc
+# What make install and the Debian packages ship: no kernel headers needed.
+dist: $(LIBION_A) $(LIBION_SO) $(TOOLS) $(BUILD)/lib/ion.pc
+
+# User-space parts only: the library, its headers, pkg-config file, tools,
+# man pages.
+install: dist
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ion \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(BINDIR)
 	install -m 0644 $(LIBION_A) $(DESTDIR)$(LIBDIR)/
@@ -161,12 +181,15 @@ install: user $(BUILD)/lib/ion.pc
 	install -m 0644 include/uapi/linux/ion.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	install -m 0644 $(BUILD)/lib/ion.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIBION_A) -lpthread
+	$(CC) $(DIST_CFLAGS) -o $@ $< $(TOOL_LINK) -lpthread
 
 # Guest programs: every object has a compiler-written dependency file
 # (-MMD -MP), so editing any header rebuilds exactly the objects that
@@ -238,6 +261,15 @@ bench: all
 
 lint: deps
 	scripts/lint.sh
+
+# Debian packages from debian/ (debian/README.source); in $(BUILD)/deb.
+deb:
+	scripts/deps.sh --deb
+	scripts/make-deb.sh
+
+# Those packages installed into a Debian 12 system booted in QEMU.
+check-deb: deb
+	scripts/check-deb.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean
