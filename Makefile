@@ -268,7 +268,7 @@ deb:
 	scripts/make-deb.sh
 
 # Those packages installed into a Debian 12 system booted in QEMU.
-check-deb: deb
+check-deb: deps deb
 	scripts/check-deb.sh
 
 clean:

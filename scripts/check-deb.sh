@@ -23,8 +23,8 @@
 #     the second serial port in the rig's format (scripts/rig-report.awk:
 #     TAP, and any BUG:/WARNING:/Oops/... in the kernel log fails).
 #
-# Prints TAP and "N passed, N failed"; the console and results are in
-# $BUILD/check-deb/ and appended to $BUILD/guest.log.
+# Prints TAP and "N passed, N failed"; the chroot's apt and DKMS output,
+# the guest's console and its results are in $BUILD/check-deb/guest.log.
 #
 # Environment: BUILD, ION_DEB_CACHE, KVER, RIG_TIMEOUT (one boot, default
 # 1500 s), RIG_MEM (default 2G).
@@ -221,10 +221,10 @@ main() {
 		cat "$con"
 		echo "===== check-deb: results and kernel log ====="
 		cat "$res"
-	} >> "$BUILD/guest.log"
+	} > "$work/guest.log"
 	echo "1..$n"
 	echo "# times: base system $((t1 - t0)) s$([ -n "$built_base" ] || echo " (cached)"), install and image $((t2 - t1)) s, boot and checks $((t3 - t2)) s"
-	echo "# console: $con, results: $res, apt install: $host_log"
+	echo "# full log (apt install, console, results): $work/guest.log"
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
 }

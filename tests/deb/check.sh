@@ -54,6 +54,16 @@ heap_nodes() {	# every ion dma-heap node, named as udev names them
 	[ $n -ge 4 ]
 }
 
+dkms_module() {	# the ion modprobe loads is the one DKMS installed
+	p=$(modinfo -n ion) || return 1
+	echo "$p"
+	case $p in
+	"/lib/modules/$KVER/updates/dkms/ion.ko" | \
+	"/lib/modules/$KVER/updates/dkms/ion.ko.xz") return 0 ;;
+	esac
+	return 1
+}
+
 param_is() {	# <parameter> <value>
 	v=$(cat /sys/module/ion/parameters/$1) || return 1
 	echo "$1=$v"
@@ -118,7 +128,7 @@ case_ "the guest runs the kernel the packages were built for ($KVER)" \
 case_ "systemd-modules-load loaded ion at boot (/etc/modules-load.d/ion.conf)" \
 	sh -c 'systemctl is-active systemd-modules-load && grep "^ion " /proc/modules'
 case_ "the loaded ion.ko is DKMS's build (updates/dkms)" \
-	sh -c "modinfo -n ion; modinfo -n ion | grep -Ex \"/lib/modules/$KVER/updates/dkms/ion\\.ko(\\.xz)?\""
+	dkms_module
 case_ "ion took /etc/modprobe.d/ion.conf's options (pool_max_mb=64)" \
 	param_is pool_max_mb 64
 case_ "ion took /etc/modprobe.d/ion.conf's options (parallel_min_kb=4096)" \
