@@ -226,7 +226,9 @@ main() {
 	echo "# times: base system $((t1 - t0)) s$([ -n "$built_base" ] || echo " (cached)"), install and image $((t2 - t1)) s, boot and checks $((t3 - t2)) s"
 	echo "# full log (apt install, console, results): $work/guest.log"
 	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+	# The disk (over 1 GiB) is kept only to look into a failed run.
+	[ "$failed" = 0 ] && [ "$passed" -gt 0 ] || return 1
+	rm -f "$img"
 }
 
 main "$@"; exit $?

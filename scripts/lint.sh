@@ -69,7 +69,7 @@ cppcheck_user() {	# <platform> <defines> <files...>
 }
 mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
 	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c' \
-	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' |
+	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' ':(glob)tests/deb/*.c' |
 	grep -v '^tests/guest/compat/')
 mapfile -t u32src < <(git ls-files -co --exclude-standard -- \
 	'tests/guest/compat/*.c')
