@@ -49,6 +49,9 @@ BASE_PKGS=(systemd-sysv udev kmod procps dkms gcc make libc6-dev pkgconf
 # Bump when the recipe below changes in a way the list does not show.
 BASE_RECIPE=1
 
+# Kernel reports that fail the run (as scripts/rig-report.awk's).
+SPLATS='BUG:|WARNING:|Oops|general protection|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|refcount_t:|UBSAN:|Kernel panic'
+
 log() { echo "# check-deb: $*" >&2; }
 die() { echo "check-deb: $*" >&2; exit 1; }
 
@@ -210,6 +213,18 @@ main() {
 	read -r p f _ nx < "$counts"
 	rm -f "$counts"
 	passed=$((passed + p)) failed=$((failed + f)) n=$((nx - 1))
+	# The console too, to the power-off: what the kernel said after the
+	# last kernel-log block (the purge) or while no check ran.
+	n=$((n + 1))
+	splats=$(grep -E "$SPLATS" "$con" || true)
+	if [ -z "$splats" ] && grep -q 'reboot: Power down' "$con"; then
+		passed=$((passed + 1))
+		echo "ok $n - guest console is clean to the power-off"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - guest console is clean to the power-off"
+		echo "${splats:-no power-off}" | head -n 40 | sed 's/^/#   /'
+	fi
 	if ! grep -q '^@@RIG DONE' "$res"; then
 		echo "# last lines of the guest console:"
 		tail -n 40 "$con" | sed 's/^/#   /'
