@@ -166,7 +166,8 @@ $(BUILD)/lib/ion.pc: lib/ion.pc.in
 	    $< > $@
 
 # What make install and the Debian packages ship: no kernel headers needed.
-dist: $(LIBION_A) $(LIBION_SO) $(TOOLS) $(BUILD)/lib/ion.pc
+dist: $(LIBION_A) $(if $(filter x86_64,$(ARCH)),$(LIBION_SO)) $(TOOLS) \
+	$(BUILD)/lib/ion.pc
 
 # User-space parts only: the library, its headers, pkg-config file, tools,
 # man pages.
