@@ -7,7 +7,9 @@
 #   make demo       ... and boot the guest for a narrated session
 #   make shell      ... and boot the guest interactively
 #   make check-rig  prove the harness fails on a failing test and on a splat
-#   make lint       checkpatch, kernel-doc, sparse, cppcheck
+#   make lint       checkpatch, kernel-doc, sparse, cppcheck, lintian
+#   make deb        Debian packages: ion-dkms, libion1, libion-dev, ion-tools
+#   make check-deb  install them in a Debian 12 guest and check what a user sees
 #
 # Nothing here loads anything into the host kernel.
 
@@ -65,11 +67,24 @@ LIBION_A := $(BUILD)/lib/libion.a
 LIBION_VERSION := 1.0.0
 LIBION_SO := $(BUILD)/lib/libion.so.$(LIBION_VERSION)
 LIB_CFLAGS := -fvisibility=hidden
+# The library and the tools also take a packager's CPPFLAGS, CFLAGS and
+# LDFLAGS (debian/rules passes dpkg-buildflags' hardening flags); the
+# test programs do not.
+DIST_CFLAGS = $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+# TOOLS_STATIC=0: the tools link libc dynamically (the Debian packages do;
+# make install's tools are static).  libion always comes from libion.a:
+# the tools use its private debugfs reader, which libion.so keeps hidden.
+ifeq ($(TOOLS_STATIC),0)
+TOOL_LINK = $(LDFLAGS) $(LIBION_A)
+else
+TOOL_LINK = $(USER_LDFLAGS) $(LDFLAGS) $(LIBION_A)
+endif
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 # udev rules granting access to /dev/ion and its nodes (udev/60-ion.rules)
 UDEVRULESDIR ?= /etc/udev/rules.d
 # The kernel API for other modules (make install-kapi): include/ and
@@ -107,8 +122,8 @@ AOSP_ROOT := $(BUILD)/aosp-root
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user check check-rig check-debug demo shell lint clean install \
-	install-dev install-kapi bench
+.PHONY: all deps modules user dist check check-rig check-debug demo shell lint clean \
+	install install-dev install-kapi bench deb check-deb
 
 all: deps
 	$(MAKE) modules user KVER=$$(scripts/deps.sh --kver)
@@ -157,29 +172,35 @@ UAPI_HDRS := $(wildcard include/uapi/linux/*.h)
 LIB_DEPS := $(wildcard lib/*.h lib/ion/*.h) $(UAPI_HDRS)
 $(BUILD)/lib/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+	$(CC) $(DIST_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 
 $(BUILD)/lib/pic/%.o: lib/%.c $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(DIST_CFLAGS) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 $(LIBION_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBION_SO): $(LIB_PICOBJS) lib/libion.map
-	$(CC) -shared -Wl,-soname,libion.so.1 \
+	$(CC) -shared -Wl,-soname,libion.so.1 $(LDFLAGS) \
 		-Wl,--version-script=lib/libion.map -o $@ $(LIB_PICOBJS)
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so.1
 	ln -sf $(notdir $@) $(BUILD)/lib/libion.so
 
-# User-space parts only: the library, its headers, pkg-config file, tools.
-# install-dev is the library with its headers and pkg-config file (what a
-# -dev package holds); the headers are AOSP libion's set, <ion/ion.h> with
-# <linux/ion.h>, <linux/ion_4.12.h> and <linux/ion_4.19.h> beside it.
-install: install-dev $(TOOLS)
+# What make install and the Debian packages ship: no kernel headers needed.
+dist: $(LIBION_A) $(LIBION_SHARED) $(TOOLS)
+
+# User-space parts only: the library with its headers and pkg-config file
+# (install-dev: what a -dev package holds; the headers are AOSP libion's
+# set, <ion/ion.h> with <linux/ion.h>, <linux/ion_4.12.h> and
+# <linux/ion_4.19.h> beside it), the tools, man pages and udev rules.
+install: dist install-dev
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
 
@@ -212,7 +233,7 @@ install-kapi:
 
 $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIBION_A) -lpthread
+	$(CC) $(DIST_CFLAGS) -o $@ $< $(TOOL_LINK) -lpthread
 
 # Guest programs: every object has a compiler-written dependency file
 # (-MMD -MP), so editing any header rebuilds exactly the objects that
@@ -301,6 +322,15 @@ bench: all
 
 lint: deps
 	scripts/lint.sh
+
+# Debian packages from debian/ (debian/README.source); in $(BUILD)/deb.
+deb:
+	scripts/deps.sh --deb
+	scripts/make-deb.sh
+
+# Those packages installed into a Debian 12 system booted in QEMU.
+check-deb: deps deb
+	scripts/check-deb.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean

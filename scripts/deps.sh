@@ -9,6 +9,8 @@
 #        scripts/deps.sh --kver          print the kernel version to build against
 #        scripts/deps.sh --source-dir    print where the kernel scripts are
 #        scripts/deps.sh --debug-kernel  install what the debug kernel build needs
+#        scripts/deps.sh --deb           install what make deb, its lintian
+#                                        run and make check-deb need
 #        scripts/deps.sh --kdir          print the kernel build directory
 #        scripts/deps.sh --kroot         print the root of the guest kernel's
 #                                        files (boot/, lib/modules/)
@@ -36,6 +38,12 @@ SRC_DIR=${ION_SRC_DIR:-/var/cache/ion/linux-source}
 PKGS=(build-essential make gcc gcc-multilib libc6-dev-i386 bc flex bison
       kmod cpio xz-utils busybox-static qemu-system-x86 sparse cppcheck
       python3 perl gnuplot-nox file)
+
+# make deb (dpkg-buildpackage with debhelper and dh-dkms), lintian on the
+# packages, and make check-deb (mmdebstrap builds the Debian system it
+# boots; mkfs.ext4 -d makes its disk without mounting anything).
+DEB_PKGS=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf mmdebstrap
+	  e2fsprogs rsync)
 
 log() { echo "deps: $*" >&2; }
 
@@ -296,6 +304,11 @@ case "${1:-}" in
 --debug-kernel)
 	# What building the debug guest kernel needs on top of the rest.
 	apt_install $(missing_pkgs libelf-dev libssl-dev bc linux-source-6.12)
+	exit 0
+	;;
+--deb)
+	# shellcheck disable=SC2046
+	apt_install $(missing_pkgs "${DEB_PKGS[@]}")
 	exit 0
 	;;
 --kver)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # ion's cheap checks (make lint): checkpatch --strict, kernel-doc, a W=1
-# C=2 (sparse) module build, cppcheck on user space.  Any finding fails.
+# C=2 (sparse) module build, cppcheck on user space, lintian on the Debian
+# packages (make deb).  Any finding fails.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -71,13 +72,28 @@ cppcheck_user() {	# <platform> <defines> <files...>
 mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
 	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c' \
 	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' \
-	':(glob)tests/aosp/*.c' |
+	':(glob)tests/aosp/*.c' ':(glob)tests/deb/*.c' |
 	grep -v '^tests/guest/compat/')
 mapfile -t u32src < <(git ls-files -co --exclude-standard -- \
 	'tests/guest/compat/*.c')
 step "cppcheck (user space)" cppcheck_user unix64 "-D__x86_64__" "${usrc[@]}"
 step "cppcheck (32-bit compat tests)" cppcheck_user unix32 "-D__i386__" \
 	"${u32src[@]}"
+
+# The Debian packages (make deb), built afresh from the tree, and lintian
+# on all of them and the source package: an error or a warning fails.
+lintian_debs() {
+	local dir
+	scripts/deps.sh --deb || return 1
+	scripts/make-deb.sh > "$BUILD_LOG" 2>&1 || { tail -n 30 "$BUILD_LOG"; return 1; }
+	dir=$(scripts/make-deb.sh --print-dir)
+	lintian --fail-on error,warning --pedantic --info \
+		"$dir"/ion_*.changes 2>&1 | grep -v '^running with root privileges'
+	return "${PIPESTATUS[0]}"
+}
+BUILD_LOG=$(mktemp)
+step "lintian (make deb's packages)" lintian_debs
+rm -f "$BUILD_LOG"
 
 if [ $fails != 0 ]; then
 	echo "lint: $fails check(s) failed"
