@@ -24,15 +24,15 @@ ifeq ($(ARCH),arm64)
 BUILD ?= $(CURDIR)/build/arm64$(if $(filter-out 6.12,$(KSERIES)),-$(KSERIES))
 # The cross gcc lives in scripts/deps.sh's cache (it conflicts with
 # gcc-multilib); Debian's arm64 headers call it aarch64-linux-gnu-gcc-12.
-export PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-bin):$(PATH)
+export PATH := $(shell ARCH=arm64 KSERIES=$(KSERIES) scripts/deps.sh --cross-bin):$(PATH)
 # Its as and ld need their own libbfd and libopcodes, unpacked beside them
 # (not installed: nothing in the system's library path).
-export LD_LIBRARY_PATH := $(shell ARCH=arm64 scripts/deps.sh --cross-lib)$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+export LD_LIBRARY_PATH := $(shell ARCH=arm64 KSERIES=$(KSERIES) scripts/deps.sh --cross-lib)$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 CROSS_COMPILE ?= aarch64-linux-gnu-
 # 6.12's arm64 headers set it themselves; 6.1's take it from the caller.
 export CROSS_COMPILE
 MODSRC := $(BUILD)/src
-KDIR ?= $(shell ARCH=arm64 scripts/deps.sh --kdir 2>/dev/null)
+KDIR ?= $(shell ARCH=arm64 KSERIES=$(KSERIES) scripts/deps.sh --kdir 2>/dev/null)
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
 endif
@@ -52,7 +52,7 @@ DEPS_DONE := $(BUILD)/.deps-done
 export ARCH BUILD
 
 # Resolved after scripts/deps.sh ran (a fresh machine has no kernel yet).
-KVER ?= $(shell scripts/deps.sh --kver 2>/dev/null)
+KVER ?= $(shell KSERIES=$(KSERIES) scripts/deps.sh --kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
 CC ?= gcc

@@ -25,7 +25,13 @@ step() {	# <name> <command...>: run, show output on failure
 
 mapfile -t ksrc < <(git ls-files -co --exclude-standard -- \
 	'kernel/*.[ch]' 'tests/kmod/*.[ch]' 'include/linux/*.h' |
-	grep -v '\.mod\.c$' | sort)
+	grep -v '\.mod\.c$' | grep -v '_compat\.h$' | sort)
+# The compat headers (Documentation/kernels.md) are where version tests
+# belong: checkpatch's advice against LINUX_VERSION_CODE, and its reading
+# of "LINUX_VERSION_CODE < KERNEL_VERSION()" as a constant on the left,
+# are off for them alone.
+mapfile -t kcompat < <(git ls-files -co --exclude-standard -- \
+	'kernel/*_compat.h' 'tests/kmod/*_compat.h' | sort)
 checkpatch() {
 	"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
 		--show-types -f "$@"
@@ -35,6 +41,8 @@ checkpatch() {
 mapfile -t uapi < <(git ls-files -co --exclude-standard -- \
 	'include/uapi/linux/*.h' | sort)
 step "checkpatch --strict (kernel sources)" checkpatch "${ksrc[@]}"
+step "checkpatch --strict (compat headers)" \
+	checkpatch --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON "${kcompat[@]}"
 step "checkpatch --strict (uapi headers)" \
 	checkpatch --ignore NEW_TYPEDEFS "${uapi[@]}"
 
@@ -43,7 +51,7 @@ kdoc() {
 	out=$("$src/scripts/kernel-doc" -none -Wall "$@" 2>&1)
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
-step "kernel-doc -Wall" kdoc "${ksrc[@]}" "${uapi[@]}"
+step "kernel-doc -Wall" kdoc "${ksrc[@]}" "${kcompat[@]}" "${uapi[@]}"
 
 sparse_build() {
 	local out

@@ -32,7 +32,7 @@ struct follow_pfnmap_args {
 	unsigned long address;
 	pgprot_t pgprot;
 	pte_t *ptep;
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PTE lock follow_pte() took */
 };
 
 static inline int follow_pfnmap_start(struct follow_pfnmap_args *args)
