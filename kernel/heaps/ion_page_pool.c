@@ -25,6 +25,18 @@
  * pool_max_mb (and at most an eighth of RAM), ion_page_pools_cap(); the
  * free policy enforces it.
  *
+ * Charged chunks.  A chunk charged to a memory cgroup is pooled for that
+ * cgroup alone, on its list in the pool's struct ion_memcg_pool, and
+ * taken again only by that cgroup's tasks (ion_page_pools_get_charged());
+ * ion_memcg.c keeps the lists and says the rules.  They count in the cap
+ * like the others.
+ *
+ * The shrinker is memcg-aware.  Reclaim in one cgroup (memory.max,
+ * memory.reclaim) counts and frees that cgroup's charged chunks only.
+ * Global reclaim calls it once per cgroup too, and for the root it
+ * counts and frees the uncharged pools, the chunks reparented to the
+ * root, and the layer above's chunks waiting to be zeroed.
+ *
  * The shrinker counts pooled pages and those waiting to be zeroed; under
  * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
  * chunks, cached pools first (cheap), then uncached ones (they must return
@@ -52,6 +64,7 @@
 
 #include "ion_cache.h"
 #include "ion_compat.h"
+#include "ion_memcg.h"
 #include "ion_page_pool.h"
 
 static unsigned int pool_max_mb = 128;
@@ -61,15 +74,18 @@ MODULE_PARM_DESC(pool_max_mb,
 
 /**
  * struct ion_page_pool - clean chunks of one order and cache mode
- * @lock:   protects @chunks and @count
- * @chunks: the chunks, linked by page->lru, most recently added first
- * @count:  number of chunks on @chunks (read locklessly for statistics)
- * @order:  order of every chunk, set at creation
+ * @lock:    protects @chunks and @count
+ * @chunks:  the uncharged chunks, linked by page->lru, most recently added
+ *	     first
+ * @count:   number of chunks on @chunks (read locklessly for statistics)
+ * @charged: the chunks charged to a memory cgroup, per cgroup
+ * @order:   order of every chunk, set at creation
  */
 struct ion_page_pool {
 	spinlock_t lock;	/* protects @chunks and @count */
 	struct list_head chunks;
 	unsigned long count;
+	struct ion_memcg_pool charged;
 	unsigned int order;
 };
 
@@ -79,7 +95,8 @@ struct ion_page_pool {
  * @norders:	  orders served, largest first
  * @index:	  the index in @pool of each order, -1 for orders not served
  * @pool:	  the pools, [cached][index of the order]
- * @pool_pages:	  pages in all pools
+ * @pool_pages:	  pages in all pools, charged chunks included
+ * @charged_pages: pages of charged chunks in all pools
  * @shrink_count: shrinker scans that freed something
  * @shrunk_pages: pages the shrinker freed
  * @shrinker:	  gives pooled pages back under memory pressure; NULL once
@@ -96,6 +113,7 @@ struct ion_page_pools {
 	s8 index[MAX_PAGE_ORDER + 1];
 	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
 	atomic_long_t pool_pages;
+	atomic_long_t charged_pages;
 	atomic_long_t shrink_count;
 	atomic_long_t shrunk_pages;
 	struct shrinker *shrinker;
@@ -188,6 +206,52 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
 	return pool ? ion_pool_take(pools, pool) : NULL;
 }
 
+/* Count @n (negative: taken off) charged chunks of @pool's order. */
+static void ion_pool_count_charged(struct ion_page_pools *pools,
+				   struct ion_page_pool *pool, long n)
+{
+	atomic_long_add(n << pool->order, &pools->pool_pages);
+	atomic_long_add(n << pool->order, &pools->charged_pages);
+}
+
+/* Pool a clean charged chunk for its cgroup, or give it back. */
+static void ion_pool_add_charged(struct ion_page_pools *pools,
+				 struct ion_page_pool *pool, struct page *page,
+				 bool cached)
+{
+	if (ion_memcg_pool_add(&pool->charged, page))
+		ion_pool_count_charged(pools, pool, 1);
+	else
+		ion_page_chunk_release_or_leak(page, pool->order, cached,
+					       pools->name);
+}
+
+/**
+ * ion_page_pools_get_charged() - a clean chunk of the caller's cgroup
+ * @pools:  the heap's pools
+ * @order:  the chunk's order
+ * @cached: cached chunk or uncached, as ion_page_pools_get()
+ *
+ * For a caller whose fresh pages are charged to its memory cgroup: only
+ * chunks charged to that same cgroup are taken.
+ *
+ * Context: Process context; takes a spinlock.
+ * Return: a zeroed chunk of @order, or NULL when the cgroup has none.
+ */
+struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
+					unsigned int order, bool cached)
+{
+	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
+	struct page *page;
+
+	if (!pool)
+		return NULL;
+	page = ion_memcg_pool_take(&pool->charged);
+	if (page)
+		ion_pool_count_charged(pools, pool, -1);
+	return page;
+}
+
 /**
  * ion_page_pools_put() - add a clean chunk to its pool
  * @pools:  the heap's pools
@@ -197,7 +261,10 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
  * @order:  its order, one the pools serve
  * @cached: its cache mode
  *
- * Context: Any context; takes a spinlock.
+ * A chunk charged to a memory cgroup goes on that cgroup's list (or back
+ * to the buddy allocator when it cannot), the others on the shared list.
+ *
+ * Context: Process context; may sleep (a cgroup's first charged chunk).
  */
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached)
@@ -206,7 +273,10 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 
 	if (WARN_ON_ONCE(!pool))
 		return;
-	ion_pool_add(pools, pool, page);
+	if (ion_memcg_page_charged(page))
+		ion_pool_add_charged(pools, pool, page, cached);
+	else
+		ion_pool_add(pools, pool, page);
 }
 
 /**
@@ -245,20 +315,47 @@ static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
 	return freed;
 }
 
-/**
- * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
- * @pools:     the pools
- * @nr:	       about how many pages (whole chunks, so perhaps a little more)
- * @may_block: uncached pools too (restoring write-back sleeps)
- *
- * Cached pools first, largest orders first.
- *
- * Context: Process context; sleeps when @may_block.
- * Return: the pages freed.
+/*
+ * As ion_pool_shrink_one(), for the charged chunks of @sc's cgroup (NULL:
+ * of every cgroup).  A chunk that cannot return to write-back goes back
+ * on its cgroup's list.
  */
-unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
-				    unsigned long nr, bool may_block)
+static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
+					     struct ion_page_pool *pool,
+					     bool cached,
+					     const struct shrink_control *sc,
+					     unsigned long nr)
 {
+	unsigned long n = DIV_ROUND_UP(nr, 1UL << pool->order), freed = 0;
+	struct page *page, *tmp;
+	LIST_HEAD(chunks);
+
+	n = ion_memcg_pool_isolate(&pool->charged, sc, n, &chunks);
+	if (!n)
+		return 0;
+	ion_pool_count_charged(pools, pool, -(long)n);
+	list_for_each_entry_safe(page, tmp, &chunks, lru) {
+		list_del(&page->lru);
+		if (ion_page_chunk_release(page, pool->order, cached))
+			freed += 1UL << pool->order;
+		else
+			ion_pool_add_charged(pools, pool, page, cached);
+	}
+	return freed;
+}
+
+/*
+ * Free about @nr pages: for a cgroup's reclaim (@sc names one) its charged
+ * chunks; otherwise the shared pools and the charged chunks of @sc's root
+ * list, or of every cgroup when @sc is NULL.  Cached pools first, largest
+ * orders first.
+ */
+static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
+				      const struct shrink_control *sc,
+				      unsigned long nr, bool may_block)
+{
+	bool shared = !sc || !ion_memcg_shrinking_cgroup(sc);
+	struct ion_page_pool *pool;
 	unsigned long freed = 0;
 	unsigned int i;
 	int c;
@@ -266,11 +363,36 @@ unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
 	for (c = 1; c >= 0 && freed < nr; c--) {
 		if (!c && !may_block)
 			break;
-		for (i = 0; i < pools->norders && freed < nr; i++)
-			freed += ion_pool_shrink_one(pools, &pools->pool[c][i],
-						     c, nr - freed);
+		for (i = 0; i < pools->norders && freed < nr; i++) {
+			pool = &pools->pool[c][i];
+			if (shared)
+				freed += ion_pool_shrink_one(pools, pool, c,
+							     nr - freed);
+			if (freed < nr)
+				freed += ion_pool_shrink_charged(pools, pool,
+								 c, sc,
+								 nr - freed);
+		}
 	}
 	return freed;
+}
+
+/**
+ * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
+ * @pools:     the pools
+ * @nr:	       about how many pages (whole chunks, so perhaps a little more)
+ * @may_block: uncached pools too (restoring write-back sleeps)
+ *
+ * Cached pools first, largest orders first; in each, the uncharged chunks
+ * first, then those of any cgroup.
+ *
+ * Context: Process context; sleeps when @may_block.
+ * Return: the pages freed.
+ */
+unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
+				    unsigned long nr, bool may_block)
+{
+	return ion_pools_shrink(pools, NULL, nr, may_block);
 }
 
 /**
@@ -278,7 +400,8 @@ unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
  * @pools: the heap's pools
  * @s:	   the heap's debugfs file
  *
- * Sizes in bytes: all pools, the cap, each pool, the chunks waiting to be
+ * Sizes in bytes: all pools, their chunks charged to cgroups, the cap,
+ * each pool's uncharged chunks, the chunks waiting to be
  * zeroed (the reclaim count); then the shrinker's scans that freed pages
  * and what they freed.
  *
@@ -294,6 +417,8 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 
 	seq_printf(s, "pool_bytes: %lu\n",
 		   atomic_long_read(&pools->pool_pages) << PAGE_SHIFT);
+	seq_printf(s, "pool_charged_bytes: %lu\n",
+		   atomic_long_read(&pools->charged_pages) << PAGE_SHIFT);
 	seq_printf(s, "pool_max_bytes: %lu\n",
 		   ion_page_pools_cap() << PAGE_SHIFT);
 	for (c = 1; c >= 0; c--) {
@@ -318,9 +443,18 @@ static unsigned long ion_page_pools_count(struct shrinker *shrinker,
 					  struct shrink_control *sc)
 {
 	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
-	unsigned long n = atomic_long_read(&pools->pool_pages) +
-			  pools->reclaim->count(pools->reclaim_data);
+	unsigned long n = 0;
+	unsigned int i;
+	int c;
 
+	if (!ion_memcg_shrinking_cgroup(sc))
+		n = atomic_long_read(&pools->pool_pages) -
+		    atomic_long_read(&pools->charged_pages) +
+		    pools->reclaim->count(pools->reclaim_data);
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < pools->norders; i++)
+			n += ion_memcg_pool_count(&pools->pool[c][i].charged,
+						  sc) << pools->pool[c][i].order;
 	return n ? n : SHRINK_EMPTY;
 }
 
@@ -331,37 +465,54 @@ static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
 	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
 	unsigned long freed;
 
-	freed = ion_page_pools_shrink(pools, sc->nr_to_scan, may_block);
-	if (freed < sc->nr_to_scan)
+	freed = ion_pools_shrink(pools, sc, sc->nr_to_scan, may_block);
+	if (freed < sc->nr_to_scan && !ion_memcg_shrinking_cgroup(sc))
 		freed += pools->reclaim->scan(pools->reclaim_data,
 					      sc->nr_to_scan - freed,
 					      may_block);
 	if (!freed)
 		return SHRINK_STOP;
 	sc->nr_scanned = freed;
+	/* Pages freed outside the LRUs: reclaim counts them as progress. */
+	mm_account_reclaimed_pages(freed);
 	atomic_long_inc(&pools->shrink_count);
 	atomic_long_add(freed, &pools->shrunk_pages);
 	return freed;
 }
 
-static void ion_pools_init(struct ion_page_pools *pools,
-			   const unsigned int *orders)
+/* Free the charged lists of the first @n pools (in [cached][index] order). */
+static void ion_pools_fini(struct ion_page_pools *pools, unsigned int n)
 {
-	unsigned int i;
-	int c;
+	while (n--)
+		ion_memcg_pool_destroy(&pools->pool[n / pools->norders]
+						   [n % pools->norders].charged);
+}
+
+static int ion_pools_init(struct ion_page_pools *pools,
+			  const unsigned int *orders)
+{
+	unsigned int i, n = 0;
+	int c, ret;
 
 	memset(pools->index, -1, sizeof(pools->index));
 	for (i = 0; i < pools->norders; i++)
 		pools->index[orders[i]] = i;
 	for (c = 0; c < 2; c++) {
-		for (i = 0; i < pools->norders; i++) {
+		for (i = 0; i < pools->norders; i++, n++) {
 			struct ion_page_pool *pool = &pools->pool[c][i];
 
 			spin_lock_init(&pool->lock);
 			INIT_LIST_HEAD(&pool->chunks);
 			pool->order = orders[i];
+			ret = ion_memcg_pool_init(&pool->charged,
+						  pools->shrinker);
+			if (ret) {
+				ion_pools_fini(pools, n);
+				return ret;
+			}
 		}
 	}
+	return 0;
 }
 
 /**
@@ -393,17 +544,24 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 		return ERR_PTR(-ENOMEM);
 	pools->name = name;
 	pools->norders = norders;
-	ion_pools_init(pools, orders);
-	pools->shrinker = shrinker_alloc(0, "ion-%s-pool", name);
-	if (!pools->shrinker) {
-		kfree(pools);
-		return ERR_PTR(-ENOMEM);
-	}
+	pools->shrinker = shrinker_alloc(ion_memcg_pools_enabled() ?
+					 SHRINKER_MEMCG_AWARE : 0,
+					 "ion-%s-pool", name);
+	if (!pools->shrinker)
+		goto err_free_pools;
+	if (ion_pools_init(pools, orders))
+		goto err_free_shrinker;
 	pools->shrinker->count_objects = ion_page_pools_count;
 	pools->shrinker->scan_objects = ion_page_pools_scan;
 	pools->shrinker->seeks = DEFAULT_SEEKS;
 	ion_shrinker_data(pools->shrinker) = pools;
 	return pools;
+
+err_free_shrinker:
+	shrinker_free(pools->shrinker);
+err_free_pools:
+	kfree(pools);
+	return ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -440,6 +598,23 @@ void ion_page_pools_stop_shrinker(struct ion_page_pools *pools)
 	pools->reclaim = NULL;
 }
 
+/* Give back every charged chunk of @pool, of every cgroup. */
+static void ion_pools_drain_charged(struct ion_page_pools *pools,
+				    struct ion_page_pool *pool, bool cached)
+{
+	struct page *page, *tmp;
+	unsigned long n;
+	LIST_HEAD(chunks);
+
+	n = ion_memcg_pool_isolate(&pool->charged, NULL, ULONG_MAX, &chunks);
+	ion_pool_count_charged(pools, pool, -(long)n);
+	list_for_each_entry_safe(page, tmp, &chunks, lru) {
+		list_del(&page->lru);
+		ion_page_chunk_release_or_leak(page, pool->order, cached,
+					       pools->name);
+	}
+}
+
 /**
  * ion_page_pools_destroy() - free every pooled chunk and the pools
  * @pools: pools from ion_page_pools_create(); no chunk may come back to
@@ -467,7 +642,9 @@ void ion_page_pools_destroy(struct ion_page_pools *pools)
 				ion_page_chunk_release_or_leak(page,
 							       pool->order, c,
 							       pools->name);
+			ion_pools_drain_charged(pools, pool, c);
 		}
 	}
+	ion_pools_fini(pools, 2 * pools->norders);
 	kfree(pools);
 }
