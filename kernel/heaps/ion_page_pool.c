@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion heaps: pools of clean chunks, their cap and their shrinker - the
- * bottom of the page pools (see ion_page_pool.h for the layers).
+ * ion heaps: pools of clean chunks and their cap - the bottom of the page
+ * pools (see ion_page_pool.h for the layers).
  */
 
 /**
@@ -31,23 +31,8 @@
  * ion_memcg.c keeps the lists and says the rules.  They count in the cap
  * like the others.
  *
- * The shrinker is memcg-aware.  Reclaim in one cgroup (memory.max,
- * memory.reclaim) counts and frees that cgroup's charged chunks only.
- * Global reclaim calls it once per cgroup too, and for the root it
- * counts and frees the uncharged pools, the chunks reparented to the
- * root, and the layer above's chunks waiting to be zeroed.
- *
- * The shrinker counts pooled pages and those waiting to be zeroed; under
- * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
- * chunks, cached pools first (cheap), then uncached ones (they must return
- * to write-back, which sleeps, so only when the reclaim context may
- * block), largest orders first, and then chunks still waiting for the
- * worker (unzeroed, as any freed page goes back).  Those belong to the
- * layer above, which hands the shrinker a struct ion_page_pools_reclaim
- * (a count and a scan callback) when it starts it: a callback registered
- * downwards, so that nothing here calls up.  It keeps the default seeks:
- * with seeks = 0 reclaim would only ever ask for half of the pools per
- * call, and drop_caches would leave the last few pages behind.
+ * The pools' shrinker, their creation and destruction are in
+ * ion_pool_shrink.c.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -58,7 +43,6 @@
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -66,60 +50,12 @@
 #include "ion_compat.h"
 #include "ion_memcg.h"
 #include "ion_page_pool.h"
+#include "ion_page_pool_priv.h"
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
 MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
-
-/**
- * struct ion_page_pool - clean chunks of one order and cache mode
- * @lock:    protects @chunks and @count
- * @chunks:  the uncharged chunks, linked by page->lru, most recently added
- *	     first
- * @count:   number of chunks on @chunks (read locklessly for statistics)
- * @charged: the chunks charged to a memory cgroup, per cgroup
- * @order:   order of every chunk, set at creation
- */
-struct ion_page_pool {
-	spinlock_t lock;	/* protects @chunks and @count */
-	struct list_head chunks;
-	unsigned long count;
-	struct ion_memcg_pool charged;
-	unsigned int order;
-};
-
-/**
- * struct ion_page_pools - the pools of one heap
- * @name:	  the heap's short name, for the shrinker and messages
- * @norders:	  orders served, largest first
- * @index:	  the index in @pool of each order, -1 for orders not served
- * @pool:	  the pools, [cached][index of the order]
- * @pool_pages:	  pages in all pools, charged chunks included
- * @charged_pages: pages of charged chunks in all pools
- * @shrink_count: shrinker scans that freed something
- * @shrunk_pages: pages the shrinker freed
- * @shrinker:	  gives pooled pages back under memory pressure; NULL once
- *		  stopped
- * @reclaim:	  the layer above's chunks on their way to the pools, set
- *		  before @shrinker is registered
- * @reclaim_data: their callbacks' argument
- *
- * Lives from ion_page_pools_create() to ion_page_pools_destroy().
- */
-struct ion_page_pools {
-	const char *name;
-	unsigned int norders;
-	s8 index[MAX_PAGE_ORDER + 1];
-	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
-	atomic_long_t pool_pages;
-	atomic_long_t charged_pages;
-	atomic_long_t shrink_count;
-	atomic_long_t shrunk_pages;
-	struct shrinker *shrinker;
-	const struct ion_page_pools_reclaim *reclaim;
-	void *reclaim_data;
-};
 
 /**
  * ion_page_pools_cap() - the cap on pooled plus deferred pages
@@ -158,8 +94,16 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
 	return order <= MAX_PAGE_ORDER && pools->index[order] >= 0;
 }
 
-static void ion_pool_add(struct ion_page_pools *pools,
-			 struct ion_page_pool *pool, struct page *page)
+/**
+ * ion_pool_add() - put a clean uncharged chunk on its pool's list
+ * @pools: the pools
+ * @pool:  one of them, of the chunk's order and cache mode
+ * @page:  the chunk's first page
+ *
+ * Context: Any context; takes a spinlock.
+ */
+void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
+		  struct page *page)
 {
 	spin_lock(&pool->lock);
 	list_add(&page->lru, &pool->chunks);
@@ -168,8 +112,16 @@ static void ion_pool_add(struct ion_page_pools *pools,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-static struct page *ion_pool_take(struct ion_page_pools *pools,
-				  struct ion_page_pool *pool)
+/**
+ * ion_pool_take() - take an uncharged chunk off a pool's list
+ * @pools: the pools
+ * @pool:  one of them
+ *
+ * Context: Any context; takes a spinlock.
+ * Return: the most recently added chunk, or NULL.
+ */
+struct page *ion_pool_take(struct ion_page_pools *pools,
+			   struct ion_page_pool *pool)
 {
 	struct page *page;
 
@@ -206,18 +158,35 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
 	return pool ? ion_pool_take(pools, pool) : NULL;
 }
 
-/* Count @n (negative: taken off) charged chunks of @pool's order. */
-static void ion_pool_count_charged(struct ion_page_pools *pools,
-				   struct ion_page_pool *pool, long n)
+/**
+ * ion_pool_count_charged() - count charged chunks in or out of a pool
+ * @pools: the pools
+ * @pool:  one of them
+ * @n:     chunks added to its charged lists, negative for taken off
+ *
+ * Context: Any context.
+ */
+void ion_pool_count_charged(struct ion_page_pools *pools,
+			    struct ion_page_pool *pool, long n)
 {
 	atomic_long_add(n << pool->order, &pools->pool_pages);
 	atomic_long_add(n << pool->order, &pools->charged_pages);
 }
 
-/* Pool a clean charged chunk for its cgroup, or give it back. */
-static void ion_pool_add_charged(struct ion_page_pools *pools,
-				 struct ion_page_pool *pool, struct page *page,
-				 bool cached)
+/**
+ * ion_pool_add_charged() - pool a clean charged chunk for its cgroup
+ * @pools:  the pools
+ * @pool:   one of them, of the chunk's order and cache mode
+ * @page:   the chunk's first page, charged to a memory cgroup
+ * @cached: its cache mode
+ *
+ * The chunk goes back to the buddy allocator when it cannot be pooled.
+ *
+ * Context: Process context; may sleep (a cgroup's first chunk).
+ */
+void ion_pool_add_charged(struct ion_page_pools *pools,
+			  struct ion_page_pool *pool, struct page *page,
+			  bool cached)
 {
 	if (ion_memcg_pool_add(&pool->charged, page))
 		ion_pool_count_charged(pools, pool, 1);
@@ -291,110 +260,6 @@ unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 	return atomic_long_read(&pools->pool_pages);
 }
 
-/*
- * Free up to @nr pages (whole chunks, so perhaps a little more) from one
- * pool.  A chunk that cannot return to write-back stays in the pool.
- */
-static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
-					 struct ion_page_pool *pool,
-					 bool cached, unsigned long nr)
-{
-	unsigned long freed = 0;
-	struct page *page;
-
-	while (freed < nr) {
-		page = ion_pool_take(pools, pool);
-		if (!page)
-			break;
-		if (!ion_page_chunk_release(page, pool->order, cached)) {
-			ion_pool_add(pools, pool, page);
-			break;
-		}
-		freed += 1UL << pool->order;
-	}
-	return freed;
-}
-
-/*
- * As ion_pool_shrink_one(), for the charged chunks of @sc's cgroup (NULL:
- * of every cgroup).  A chunk that cannot return to write-back goes back
- * on its cgroup's list.
- */
-static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
-					     struct ion_page_pool *pool,
-					     bool cached,
-					     const struct shrink_control *sc,
-					     unsigned long nr)
-{
-	unsigned long n = DIV_ROUND_UP(nr, 1UL << pool->order), freed = 0;
-	struct page *page, *tmp;
-	LIST_HEAD(chunks);
-
-	n = ion_memcg_pool_isolate(&pool->charged, sc, n, &chunks);
-	if (!n)
-		return 0;
-	ion_pool_count_charged(pools, pool, -(long)n);
-	list_for_each_entry_safe(page, tmp, &chunks, lru) {
-		list_del(&page->lru);
-		if (ion_page_chunk_release(page, pool->order, cached))
-			freed += 1UL << pool->order;
-		else
-			ion_pool_add_charged(pools, pool, page, cached);
-	}
-	return freed;
-}
-
-/*
- * Free about @nr pages: for a cgroup's reclaim (@sc names one) its charged
- * chunks; otherwise the shared pools and the charged chunks of @sc's root
- * list, or of every cgroup when @sc is NULL.  Cached pools first, largest
- * orders first.
- */
-static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
-				      const struct shrink_control *sc,
-				      unsigned long nr, bool may_block)
-{
-	bool shared = !sc || !ion_memcg_shrinking_cgroup(sc);
-	struct ion_page_pool *pool;
-	unsigned long freed = 0;
-	unsigned int i;
-	int c;
-
-	for (c = 1; c >= 0 && freed < nr; c--) {
-		if (!c && !may_block)
-			break;
-		for (i = 0; i < pools->norders && freed < nr; i++) {
-			pool = &pools->pool[c][i];
-			if (shared)
-				freed += ion_pool_shrink_one(pools, pool, c,
-							     nr - freed);
-			if (freed < nr)
-				freed += ion_pool_shrink_charged(pools, pool,
-								 c, sc,
-								 nr - freed);
-		}
-	}
-	return freed;
-}
-
-/**
- * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
- * @pools:     the pools
- * @nr:	       about how many pages (whole chunks, so perhaps a little more)
- * @may_block: uncached pools too (restoring write-back sleeps)
- *
- * Cached pools first, largest orders first; in each, the uncharged chunks
- * first, then those of any cgroup.
- *
- * Context: Process context; sleeps when @may_block.
- * Return: the pages freed.
- */
-unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
-				    unsigned long nr, bool may_block)
-{
-	return ion_pools_shrink(pools, NULL, nr, may_block);
-}
-
 /**
  * ion_page_pools_debug_show() - the pools' lines of the heap's debugfs file
  * @pools: the heap's pools
@@ -439,47 +304,6 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 		   atomic_long_read(&pools->shrunk_pages) << PAGE_SHIFT);
 }
 
-static unsigned long ion_page_pools_count(struct shrinker *shrinker,
-					  struct shrink_control *sc)
-{
-	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
-	unsigned long n = 0;
-	unsigned int i;
-	int c;
-
-	if (!ion_memcg_shrinking_cgroup(sc))
-		n = atomic_long_read(&pools->pool_pages) -
-		    atomic_long_read(&pools->charged_pages) +
-		    pools->reclaim->count(pools->reclaim_data);
-	for (c = 0; c < 2; c++)
-		for (i = 0; i < pools->norders; i++)
-			n += ion_memcg_pool_count(&pools->pool[c][i].charged,
-						  sc) << pools->pool[c][i].order;
-	return n ? n : SHRINK_EMPTY;
-}
-
-static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
-					 struct shrink_control *sc)
-{
-	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
-	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
-	unsigned long freed;
-
-	freed = ion_pools_shrink(pools, sc, sc->nr_to_scan, may_block);
-	if (freed < sc->nr_to_scan && !ion_memcg_shrinking_cgroup(sc))
-		freed += pools->reclaim->scan(pools->reclaim_data,
-					      sc->nr_to_scan - freed,
-					      may_block);
-	if (!freed)
-		return SHRINK_STOP;
-	sc->nr_scanned = freed;
-	/* Pages freed outside the LRUs: reclaim counts them as progress. */
-	mm_account_reclaimed_pages(freed);
-	atomic_long_inc(&pools->shrink_count);
-	atomic_long_add(freed, &pools->shrunk_pages);
-	return freed;
-}
-
 /* Free the charged lists of the first @n pools (in [cached][index] order). */
 static void ion_pools_fini(struct ion_page_pools *pools, unsigned int n)
 {
@@ -516,20 +340,19 @@ static int ion_pools_init(struct ion_page_pools *pools,
 }
 
 /**
- * ion_page_pools_create() - pools for a heap's chunk orders
- * @name:    short name of the heap (for the shrinker and messages)
- * @orders:  the orders of the heap's chunks, largest first, each once
- * @norders: how many, at most ION_POOL_MAX_ORDERS
- *
- * Allocates the pools' shrinker; ion_page_pools_start_shrinker() registers
- * it.
+ * ion_pools_alloc() - the pools of a heap's chunk orders, empty
+ * @name:     short name of the heap (for messages)
+ * @orders:   the orders of the heap's chunks, largest first, each once
+ * @norders:  how many, at most ION_POOL_MAX_ORDERS
+ * @shrinker: the pools' shrinker, allocated and not registered yet
  *
  * Context: Process context (module init).
  * Return: the pools, or ERR_PTR(-EINVAL) for bad orders, ERR_PTR(-ENOMEM).
  */
-struct ion_page_pools *ion_page_pools_create(const char *name,
-					     const unsigned int *orders,
-					     unsigned int norders)
+struct ion_page_pools *ion_pools_alloc(const char *name,
+				       const unsigned int *orders,
+				       unsigned int norders,
+				       struct shrinker *shrinker)
 {
 	struct ion_page_pools *pools;
 	unsigned int i;
@@ -544,107 +367,22 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 		return ERR_PTR(-ENOMEM);
 	pools->name = name;
 	pools->norders = norders;
-	pools->shrinker = shrinker_alloc(ion_memcg_pools_enabled() ?
-					 SHRINKER_MEMCG_AWARE : 0,
-					 "ion-%s-pool", name);
-	if (!pools->shrinker)
-		goto err_free_pools;
-	if (ion_pools_init(pools, orders))
-		goto err_free_shrinker;
-	pools->shrinker->count_objects = ion_page_pools_count;
-	pools->shrinker->scan_objects = ion_page_pools_scan;
-	pools->shrinker->seeks = DEFAULT_SEEKS;
-	ion_shrinker_data(pools->shrinker) = pools;
+	pools->shrinker = shrinker;
+	if (ion_pools_init(pools, orders)) {
+		kfree(pools);
+		return ERR_PTR(-ENOMEM);
+	}
 	return pools;
-
-err_free_shrinker:
-	shrinker_free(pools->shrinker);
-err_free_pools:
-	kfree(pools);
-	return ERR_PTR(-ENOMEM);
 }
 
 /**
- * ion_page_pools_start_shrinker() - register the pools' shrinker
- * @pools:   pools from ion_page_pools_create()
- * @reclaim: the caller's chunks on their way to the pools, which the
- *	     shrinker counts and frees too
- * @data:    the argument of @reclaim's callbacks; must stay valid until
- *	     ion_page_pools_stop_shrinker()
- *
- * Context: Process context (module init).
- */
-void ion_page_pools_start_shrinker(struct ion_page_pools *pools,
-				   const struct ion_page_pools_reclaim *reclaim,
-				   void *data)
-{
-	pools->reclaim = reclaim;
-	pools->reclaim_data = data;
-	shrinker_register(pools->shrinker);
-}
-
-/**
- * ion_page_pools_stop_shrinker() - unregister the pools' shrinker
- * @pools: the pools
- *
- * Waits for running scans: no reclaim callback runs once it returns.
+ * ion_pools_free() - free empty pools
+ * @pools: from ion_pools_alloc(), every chunk taken off
  *
  * Context: Process context (module exit); sleeps.
  */
-void ion_page_pools_stop_shrinker(struct ion_page_pools *pools)
+void ion_pools_free(struct ion_page_pools *pools)
 {
-	shrinker_free(pools->shrinker);
-	pools->shrinker = NULL;
-	pools->reclaim = NULL;
-}
-
-/* Give back every charged chunk of @pool, of every cgroup. */
-static void ion_pools_drain_charged(struct ion_page_pools *pools,
-				    struct ion_page_pool *pool, bool cached)
-{
-	struct page *page, *tmp;
-	unsigned long n;
-	LIST_HEAD(chunks);
-
-	n = ion_memcg_pool_isolate(&pool->charged, NULL, ULONG_MAX, &chunks);
-	ion_pool_count_charged(pools, pool, -(long)n);
-	list_for_each_entry_safe(page, tmp, &chunks, lru) {
-		list_del(&page->lru);
-		ion_page_chunk_release_or_leak(page, pool->order, cached,
-					       pools->name);
-	}
-}
-
-/**
- * ion_page_pools_destroy() - free every pooled chunk and the pools
- * @pools: pools from ion_page_pools_create(); no chunk may come back to
- *	   them any more
- *
- * Stops the shrinker if still running, then gives every chunk back to the
- * buddy allocator (uncached ones restored to write-back; one that cannot
- * be is leaked with a warning rather than freed write-combined).
- *
- * Context: Process context (module exit); sleeps.
- */
-void ion_page_pools_destroy(struct ion_page_pools *pools)
-{
-	struct page *page;
-	unsigned int i;
-	int c;
-
-	if (pools->shrinker)
-		ion_page_pools_stop_shrinker(pools);
-	for (c = 0; c < 2; c++) {
-		for (i = 0; i < pools->norders; i++) {
-			struct ion_page_pool *pool = &pools->pool[c][i];
-
-			while ((page = ion_pool_take(pools, pool)))
-				ion_page_chunk_release_or_leak(page,
-							       pool->order, c,
-							       pools->name);
-			ion_pools_drain_charged(pools, pool, c);
-		}
-	}
 	ion_pools_fini(pools, 2 * pools->norders);
 	kfree(pools);
 }
