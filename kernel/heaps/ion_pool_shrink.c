@@ -34,6 +34,7 @@
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/swap.h>
@@ -156,9 +157,10 @@ static unsigned long ion_page_pools_count(struct shrinker *shrinker,
 	unsigned int i;
 	int c;
 
+	/* The uncharged pools: read apart, the two counts may cross. */
 	if (!ion_memcg_shrinking_cgroup(sc))
-		n = atomic_long_read(&pools->pool_pages) -
-		    atomic_long_read(&pools->charged_pages) +
+		n = max(atomic_long_read(&pools->pool_pages) -
+			atomic_long_read(&pools->charged_pages), 0L) +
 		    pools->reclaim->count(pools->reclaim_data);
 	for (c = 0; c < 2; c++)
 		for (i = 0; i < pools->norders; i++)
