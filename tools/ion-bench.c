@@ -520,41 +520,10 @@ static int setup_memcg(void)
 	return 0;
 }
 
-/*
- * The memcg twins of ion-system (see the head comment), when cgroup2 and
- * the memory controller are there.
- */
-static void add_memcg_twins(void)
-{
-	static const char *const names[] = {
-		"ion-system-memcg", "ion-system-memcg-off",
-	};
-	struct impl *sys = NULL, *tw;
-	int i, ready = 0;
-
-	for (i = 0; i < nimpls; i++)
-		if (!strcmp(impls[i].name, "ion-system"))
-			sys = &impls[i];
-	for (i = 0; sys && i < 2; i++) {
-		if (nimpls == MAX_IMPLS || !selected(only_impls, names[i]))
-			continue;
-		if (!ready && setup_memcg())
-			return;
-		ready = 1;
-		tw = &impls[nimpls++];
-		memcpy(tw, sys, sizeof(*tw));
-		snprintf(tw->name, sizeof(tw->name), "%s", names[i]);
-		tw->in_cgroup = 1;
-		tw->charge = !i;
-		tw->pair_with = i ? NULL : names[1];
-		progress("%s: ion-system from %s, memcg_charge %s", names[i],
-			 CG_BENCH, i ? "N" : "Y");
-	}
-}
-
 /* ---- allocation, one function per kind ---------------------------------- */
 
 static struct ion_device *iondev;
+static const struct ion_heap_data *memcg_heap;	/* the system heap */
 
 static int ion_dev_alloc_fd(struct impl *im, size_t size)
 {
@@ -962,6 +931,8 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 	unsigned int order[MAX_IMPLS + 1];
 	uint64_t t0 = now_ns();
 
+	if (!nm)
+		return;
 	for (;;) {
 		busy = short_of_min = 0;
 		shuffle(order, nm);
@@ -1220,6 +1191,39 @@ static void add_ion_impl(const struct ion_heap_data *h, const char *name,
 	set_pool_file(im, h->name);
 }
 
+/*
+ * The memcg twins of ion-system (see the head comment), from the system
+ * heap @h, when cgroup2 and the memory controller are there; selected by
+ * name, whether ion-system is or not.
+ */
+static void add_memcg_twins(const struct ion_heap_data *h)
+{
+	static const char *const names[] = {
+		"ion-system-memcg", "ion-system-memcg-off",
+	};
+	struct impl *tw;
+	int i, ready = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (!selected(only_impls, names[i]))
+			continue;
+		if (!ready && setup_memcg())
+			return;
+		ready = 1;
+		tw = add_impl(names[i], K_ION);
+		if (!tw)
+			return;
+		tw->heap_mask = 1U << h->heap_id;
+		tw->flags = ION_FLAG_CACHED;
+		set_pool_file(tw, h->name);
+		tw->in_cgroup = 1;
+		tw->charge = !i;
+		tw->pair_with = i ? NULL : names[1];
+		progress("%s: ion-system from %s, memcg_charge %s", names[i],
+			 CG_BENCH, i ? "N" : "Y");
+	}
+}
+
 static void find_ion(void)
 {
 	char name[64];
@@ -1243,6 +1247,7 @@ static void find_ion(void)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 "-uncached");
 		add_ion_impl(h, name, 0);
+		memcg_heap = h;
 	}
 }
 
@@ -1353,7 +1358,8 @@ static void find_impls(void)
 	}
 	add_impl("anon", K_ANON);
 	add_twins();
-	add_memcg_twins();
+	if (memcg_heap)
+		add_memcg_twins(memcg_heap);
 }
 
 /* ---- main -------------------------------------------------------------------- */
