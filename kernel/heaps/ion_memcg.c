@@ -241,9 +241,11 @@ static int ion_memcg_lru_prepare(struct list_lru *lru,
 	if (ion_memcg_is_root(memcg) ||
 	    xa_load(&lru->xa, READ_ONCE(memcg->kmemcg_id)))
 		return 0;
+	/* Never the cgroup's OOM killer: without the lists, no pooling. */
 	old = set_active_memcg(memcg);
 	obj = kmem_cache_alloc_lru(ion_memcg_lru_cache, lru,
-				   GFP_KERNEL | __GFP_ACCOUNT);
+				   GFP_KERNEL | __GFP_ACCOUNT |
+				   __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	set_active_memcg(old);
 	if (!obj)
 		return -ENOMEM;
