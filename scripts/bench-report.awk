@@ -46,6 +46,13 @@ FILENAME ~ /warm-wait\.tsv$/ && FNR > 1 {
 	if ($4 > 0) anywait = 1
 	next
 }
+FILENAME ~ /memcg-pairs\.tsv$/ && FNR > 1 {
+	# impl peer op size live paired_ratio rounds
+	if (!(($1, $3, $4) in mpair))
+		mkeys[++nmkey] = $1 SUBSEP $3 SUBSEP $4
+	mpair[$1, $3, $4] = $6; mpeer[$1] = $2; mrounds[$1, $3, $4] = $7
+	next
+}
 FILENAME ~ /pairs\.tsv$/ && FNR > 1 {
 	pair[$1, $2 SUBSEP $3 SUBSEP $4] = $5; anypair = 1
 	next
@@ -68,6 +75,7 @@ BEGIN {
 
 function rank(impl) {
 	if (impl ~ /\+helpers$/) return 1
+	if (impl ~ /^ion-system-memcg/) return 1
 	if (impl == "ion-system") return 0
 	if (impl ~ /^ion-system-(uncached|dmaheap)/) return 1
 	if (impl ~ /^ion-/) return 2
@@ -119,6 +127,44 @@ function target(name, impl, op, ref_impl, ref_op, sizes, limit, strict,
 	}
 	printf "| %s | `%s` | %s | %s |\n", name, impl, txt, \
 		!any ? "not measured" : ok ? "**met**" : "not met"
+}
+
+# Issue 19's cost: charging on within 1.05x of off, paired, every size.
+function memcg_target(impl,    i, f, ok, txt, r) {
+	ok = 1; txt = ""
+	for (i = 1; i <= nmkey; i++) {
+		split(mkeys[i], f, SUBSEP)
+		if (f[1] != impl)
+			continue
+		r = mpair[mkeys[i]]
+		txt = txt (txt ? ", " : "") (f[2] == "alloc_free_cold" ? "cold " : "warm ") \
+			hsize(f[3]) " " fmt(r)
+		if (r > 1.05)
+			ok = 0
+	}
+	printf "| charging on within 1.05× of off (paired, cold and warm alloc_free) | `%s` vs `%s` | %s | %s |\n", \
+		impl, mpeer[impl], txt, ok ? "**met**" : "not met"
+}
+
+# The memcg twins: ion-system from a child cgroup, charging on and off.
+function memcg_section(    i, f, on, off) {
+	if (!nmkey)
+		return
+	printf "\n## Memory-cgroup charging on and off (issue 19)\n\n"
+	printf "`ion-system-memcg` is `ion-system` run from a child memory cgroup with\n"
+	printf "`memcg_charge` on (buffers charged to the cgroup, reusing only its own\n"
+	printf "pooled chunks); `ion-system-memcg-off` the same task with it off.  Both\n"
+	printf "run in the same rounds; the last column is the median of per-round ratios.\n\n"
+	printf "| impl | op | size | on µs | off µs | on / off (paired) |\n"
+	printf "|---|---|---|---:|---:|---:|\n"
+	for (i = 1; i <= nmkey; i++) {
+		split(mkeys[i], f, SUBSEP)
+		on = f[1] SUBSEP f[2] SUBSEP f[3] SUBSEP 0
+		off = mpeer[f[1]] SUBSEP f[2] SUBSEP f[3] SUBSEP 0
+		printf "| %s | %s | %s | %s | %s | %s |\n", f[1], f[2], hsize(f[3]), \
+			(on in med) ? us(med[on]) : "–", (off in med) ? us(med[off]) : "–", \
+			fmt(mpair[mkeys[i]])
+	}
 }
 
 function scaling_target(impl,    k1, hi, khi, r, txt) {
@@ -250,13 +296,18 @@ END {
 	}
 
 	helpers_section()
+	memcg_section()
 
-	printf "\n## Issue 7's targets\n\n"
+	printf "\n## Targets (issue 7; issue 19's charging cost)\n\n"
 	printf "| target | impl | ratios (size: ratio) | |\n|---|---|---|---|\n"
 	big = "1048576 8388608 67108864"
 	all = "4096 65536 1048576 8388608 67108864"
 	for (i = 1; i <= nimpl; i++) {
 		t = order[i]
+		if (t in mpeer) {
+			memcg_target(t)
+			continue
+		}
 		if (t ~ /\+helpers$/) {
 			target("cold alloc_free ≤ 1.0× " peer, t, "alloc_free_cold", peer, "alloc_free_cold", "8388608 67108864", 1.0, 0)
 			continue

@@ -6,7 +6,7 @@
 # Usage: scripts/bench-report.sh <dir>
 #   reads  <dir>/results.tsv (impl op size live median_ns p99_ns runs),
 #          <dir>/warm-wait.tsv, <dir>/helped.tsv, <dir>/skipped.tsv,
-#          <dir>/pairs.tsv,
+#          <dir>/pairs.tsv, <dir>/memcg-pairs.tsv,
 #          <dir>/raw.txt and
 #          <dir>/host.txt (optional)
 #   writes <dir>/results.md  ratios to dma_heap-system and issue 7's targets
@@ -18,7 +18,8 @@ dir=${1:?usage: bench-report.sh <dir>}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tsv=$dir/results.tsv
 [ -s "$tsv" ] || { echo "bench-report: no $tsv" >&2; exit 1; }
-touch "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv"
+touch "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv" \
+	"$dir/memcg-pairs.tsv"
 kernel=$(grep -a -m1 '^# kernel ' "$dir/raw.txt" 2>/dev/null | sed 's/^# //') || true
 helpers=$(grep -a -m1 '^# parallel_helpers: module had' "$dir/raw.txt" 2>/dev/null |
 	sed 's/^# parallel_helpers: //') || true
@@ -29,7 +30,7 @@ awk -F'\t' -v kernel="${kernel:-unknown}" -v host="${host:-}" -v date="$when" \
 	-v helpers="${helpers:-}" \
 	-f "$top/scripts/bench-report.awk" \
 	"$tsv" "$dir/warm-wait.tsv" "$dir/helped.tsv" "$dir/skipped.tsv" "$dir/pairs.tsv" \
-	> "$dir/results.md"
+	"$dir/memcg-pairs.tsv" > "$dir/results.md"
 
 # --- the plot ---------------------------------------------------------------
 command -v gnuplot > /dev/null || { echo "bench-report: no gnuplot, no plot" >&2; exit 0; }

@@ -32,7 +32,7 @@ export BUILD
 
 mkdir -p "$out"
 rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
-	"$out"/helped.tsv \
+	"$out"/helped.tsv "$out"/memcg-pairs.tsv \
 	"$out"/samples.tsv \
 	"$out"/results.md "$out"/alloc.png
 
@@ -87,6 +87,11 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@pair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
 		"$out/raw.txt"
 } > "$out/pairs.tsv"
+{
+	printf 'impl\tpeer\top\tsize\tlive\tpaired_ratio\trounds\n'
+	awk -F'\t' '$1 == "@mpair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 }' \
+		"$out/raw.txt"
+} > "$out/memcg-pairs.tsv"
 if grep -q '^@sample' "$out/raw.txt"; then
 	{
 		printf 'impl\top\tsize\tlive\trun\tns\n'

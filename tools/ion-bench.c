@@ -25,12 +25,23 @@
  * "<impl>+helpers" (-H N helpers, default 3; by default ion-system's
  * only).  The parameter is restored at exit.
  *
+ * Memory cgroups: ion-system-memcg is ion-system run from a child cgroup
+ * (/sys/fs/cgroup/ion-bench) with ion.ko's memcg_charge on, so its
+ * buffers are charged to that cgroup and it reuses only that cgroup's
+ * pooled chunks; ion-system-memcg-off is the same with memcg_charge off.
+ * They run alloc_free_cold and alloc_free_warm only, side by side, and
+ * "@mpair" rows give the paired ratio of the first to the second (issue
+ * 19's cost).  The bench moves itself into the cgroup, and sets the
+ * parameter, before each of their runs (untimed), and back after; the
+ * parameter is restored at exit.
+ *
  * Every ion and dma-heap call goes through libion, and every debugfs read
  * through its reader (udmabuf is not ion's: its ioctl stays here).
  *
  * Output on stdout: progress lines "# ...", one header line and one
  * tab-separated row per case (impl op size live median_ns p99_ns runs),
- * "@wait" rows (time the warm op waited for background work), "@helped"
+ * "@wait" rows (time the warm op waited for background work), "@mpair"
+ * rows (charging on over off, see above), "@helped"
  * rows (bytes that helper CPUs allocated and zeroed for ion), "@skip"
  * lines (a case that could not run, and why) and "@done" at the end.
  */
@@ -44,6 +55,7 @@
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -63,6 +75,9 @@
 #define MAX_REPS	4000
 #define HEAP_DEBUGFS	ION_DEBUGFS_DIR "/heaps/"
 #define HELPERS_PARAM	"/sys/module/ion/parameters/parallel_helpers"
+#define MEMCG_PARAM	"/sys/module/ion/parameters/memcg_charge"
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_BENCH	CG_ROOT "/ion-bench"
 
 enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
 
@@ -73,6 +88,9 @@ enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
  * @pooled says it has pool counters (see pool_state()).  @helpers: the
  * value of parallel_helpers its runs have; @big_cold_only: a "+helpers"
  * twin, only in alloc_free_cold above one chunk (see run_op()).
+ * @in_cgroup: runs from CG_BENCH with memcg_charge @charge (a memcg twin,
+ * alloc_free_cold and alloc_free_warm only); @pair_with: the member its
+ * "@mpair" rows compare it with.
  */
 struct impl {
 	char name[64];
@@ -83,6 +101,8 @@ struct impl {
 	char pool_file[128];
 	int pooled;
 	int helpers, big_cold_only;
+	int in_cgroup, charge;
+	const char *pair_with;
 };
 
 struct buf {
@@ -377,9 +397,133 @@ static void setup_helpers(void)
 		 "restored at exit", helpers_orig, helpers_on);
 }
 
+/* ---- memory cgroups: where a memcg twin runs ----------------------------- */
+
+static char cg_home[280];	/* our cgroup at start, to come back to */
+static int cg_in_bench;		/* we are in CG_BENCH now */
+static int charge_orig = -1, charge_now = -1;
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	ssize_t n = (ssize_t)strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int set_charge(int v)
+{
+	int err;
+
+	if (v == charge_now)
+		return 0;
+	err = write_str(MEMCG_PARAM, v ? "Y\n" : "N\n");
+	if (!err)
+		charge_now = v;
+	return err;
+}
+
+/* Move into CG_BENCH (@in) or back to our own cgroup: 0 or -errno. */
+static int move_cgroup(int in)
+{
+	char path[320], pid[16];
+	int err;
+
+	if (in == cg_in_bench)
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", in ? CG_BENCH : cg_home);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	err = write_str(path, pid);
+	if (!err)
+		cg_in_bench = in;
+	return err;
+}
+
+/*
+ * Untimed, before each run of @im: its cgroup and memcg_charge (the
+ * module's own for every implementation but the memcg twins).
+ */
+static int set_context(const struct impl *im)
+{
+	int err = move_cgroup(im->in_cgroup);
+
+	if (!err && charge_orig >= 0)
+		err = set_charge(im->in_cgroup ? im->charge : charge_orig);
+	return err;
+}
+
+static void restore_memcg(void)
+{
+	move_cgroup(0);
+	rmdir(CG_BENCH);
+	if (charge_orig >= 0 && !set_charge(charge_orig))
+		progress("memcg_charge restored to %s", charge_orig ? "Y" : "N");
+}
+
+/* Our cgroup v2 path from /proc/self/cgroup ("0::/path"), into cg_home. */
+static int find_home(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int ok = 0;
+
+	if (!f)
+		return 0;
+	while (!ok && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(cg_home, sizeof(cg_home), CG_ROOT "%s", line + 3);
+			ok = 1;
+		}
+	fclose(f);
+	return ok;
+}
+
+/*
+ * CG_BENCH with the memory controller, memcg_charge known: 0, or a reason
+ * on stdout and -1 (no memcg twins).
+ */
+static int setup_memcg(void)
+{
+	struct stat st;
+	char b[8] = "";
+	int fd = open(MEMCG_PARAM, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, b, sizeof(b) - 1) <= 0) {
+		progress("memcg: no %s: no memcg rows", MEMCG_PARAM);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	charge_orig = charge_now = b[0] == 'Y';
+	if (stat(CG_ROOT "/cgroup.controllers", &st) &&
+	    mount("none", CG_ROOT, "cgroup2", 0, NULL)) {
+		progress("memcg: cannot mount cgroup2: %s: no memcg rows",
+			 strerror(errno));
+		return -1;
+	}
+	rmdir(CG_BENCH);
+	if (!find_home() ||
+	    write_str(CG_ROOT "/cgroup.subtree_control", "+memory") ||
+	    mkdir(CG_BENCH, 0755)) {
+		progress("memcg: cannot make %s: %s: no memcg rows", CG_BENCH,
+			 strerror(errno));
+		return -1;
+	}
+	atexit(restore_memcg);
+	return 0;
+}
+
 /* ---- allocation, one function per kind ---------------------------------- */
 
 static struct ion_device *iondev;
+static const struct ion_heap_data *memcg_heap;	/* the system heap */
 
 static int ion_dev_alloc_fd(struct impl *im, size_t size)
 {
@@ -662,6 +806,35 @@ static void report_pairs(unsigned int nm, size_t size, unsigned int live)
 	}
 }
 
+/*
+ * "@mpair impl peer op size live median_ratio rounds": the paired ratio of
+ * each member with a pair_with to that member (charging on over off).
+ */
+static void report_mpairs(unsigned int nm, size_t size, unsigned int live)
+{
+	static double r[MAX_REPS];
+	unsigned int i, j, k, n;
+
+	for (i = 0; i < nm; i++) {
+		const struct member *m = &members[i], *peer = NULL;
+
+		for (j = 0; m->im->pair_with && j < nm; j++)
+			if (!strcmp(members[j].im->name, m->im->pair_with))
+				peer = &members[j];
+		if (!peer)
+			continue;
+		n = m->n < peer->n ? m->n : peer->n;
+		for (k = 0; k < n; k++)
+			r[k] = peer->s[k].ns ? (double)m->s[k].ns / peer->s[k].ns : 0;
+		if (!n)
+			continue;
+		qsort(r, n, sizeof(*r), cmp_double);
+		printf("@mpair\t%s\t%s\t%s\t%zu\t%u\t%.4f\t%u\n", m->im->name,
+		       peer->im->name, m->op, size, live,
+		       n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, n);
+	}
+}
+
 /* What helper CPUs did for a case's runs, when they did anything. */
 static void report_helped(const struct member *m, size_t size)
 {
@@ -758,6 +931,8 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 	unsigned int order[MAX_IMPLS + 1];
 	uint64_t t0 = now_ns();
 
+	if (!nm)
+		return;
 	for (;;) {
 		busy = short_of_min = 0;
 		shuffle(order, nm);
@@ -769,7 +944,9 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 			busy++;
 			m->s[m->n].wait_ns = 0;
 			m->s[m->n].helped = 0;
-			m->err = m->fn(m->im, size, &m->s[m->n]);
+			m->err = set_context(m->im);
+			if (!m->err)
+				m->err = m->fn(m->im, size, &m->s[m->n]);
 			if (!m->err)
 				m->n++;
 			if (!m->err && m->n < MIN_REPS)
@@ -781,6 +958,8 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 	for (i = 0; i < nm; i++)
 		report(&members[i], size, live);
 	report_pairs(nm, size, live);
+	report_mpairs(nm, size, live);
+	move_cgroup(0);
 	fflush(stdout);
 }
 
@@ -844,11 +1023,15 @@ static void run_op(const char *op, op_fn fn)
 			if (im->big_cold_only &&
 			    (fn != op_alloc_free_cold || sizes[z] <= MiB))
 				continue;
-			if (fn == op_alloc_free_warm &&
+			if (im->in_cgroup && fn != op_alloc_free_cold &&
+			    fn != op_alloc_free_warm)
+				continue;
+			if (fn == op_alloc_free_warm && !set_context(im) &&
 			    buf_alloc(im, sizes[z], &b) == 0)
 				buf_free(&b);	/* let a pool fill */
 			add_member(&nm, im, op, fn);
 		}
+		move_cgroup(0);
 		if (fn == op_alloc_free_warm)
 			wait_quiet();	/* the first runs start quiet too */
 		run_group(nm, sizes[z], 0,
@@ -940,7 +1123,7 @@ static void run_scaling(void)
 		return;
 	}
 	for (int i = 0; i < nimpls; i++)
-		if (!impls[i].big_cold_only)
+		if (!impls[i].big_cold_only && !impls[i].in_cgroup)
 			run_scaling_one(&impls[i], live);
 	free(live);
 }
@@ -1008,6 +1191,39 @@ static void add_ion_impl(const struct ion_heap_data *h, const char *name,
 	set_pool_file(im, h->name);
 }
 
+/*
+ * The memcg twins of ion-system (see the head comment), from the system
+ * heap @h, when cgroup2 and the memory controller are there; selected by
+ * name, whether ion-system is or not.
+ */
+static void add_memcg_twins(const struct ion_heap_data *h)
+{
+	static const char *const names[] = {
+		"ion-system-memcg", "ion-system-memcg-off",
+	};
+	struct impl *tw;
+	int i, ready = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (!selected(only_impls, names[i]))
+			continue;
+		if (!ready && setup_memcg())
+			return;
+		ready = 1;
+		tw = add_impl(names[i], K_ION);
+		if (!tw)
+			return;
+		tw->heap_mask = 1U << h->heap_id;
+		tw->flags = ION_FLAG_CACHED;
+		set_pool_file(tw, h->name);
+		tw->in_cgroup = 1;
+		tw->charge = !i;
+		tw->pair_with = i ? NULL : names[1];
+		progress("%s: ion-system from %s, memcg_charge %s", names[i],
+			 CG_BENCH, i ? "N" : "Y");
+	}
+}
+
 static void find_ion(void)
 {
 	char name[64];
@@ -1031,6 +1247,7 @@ static void find_ion(void)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 "-uncached");
 		add_ion_impl(h, name, 0);
+		memcg_heap = h;
 	}
 }
 
@@ -1141,6 +1358,8 @@ static void find_impls(void)
 	}
 	add_impl("anon", K_ANON);
 	add_twins();
+	if (memcg_heap)
+		add_memcg_twins(memcg_heap);
 }
 
 /* ---- main -------------------------------------------------------------------- */

@@ -15,6 +15,10 @@
  * one restored to write-back first, or leaked with a warning when that
  * fails).
  *
+ * Charged chunks follow the same policy: zeroed, they are pooled for
+ * their own memory cgroup (ion_memcg.c); on kernels without per-memcg
+ * pools they go straight back to the buddy allocator.
+ *
  * Isolated frees.  An isolated free of a small cached buffer (at most
  * ION_POOL_ISOLATED_PAGES, 64 KiB; the first free after ION_POOL_DELAY_MS
  * without any, while no chunk waits for the worker) does not even arm the
@@ -75,15 +79,32 @@ struct ion_chunk_pool {
  * @cached: cached chunk (write-back) or uncached (write-combined linear
  *	    map, no dirty cache line)
  *
- * Context: Any context; takes a spinlock.
+ * A caller whose pages are charged to a memory cgroup gets only a chunk
+ * charged to that cgroup (see ion_memcg.c); when that cgroup is at its
+ * memory.max, the chunks waiting to be zeroed are pooled first.
+ *
+ * Context: Process context; may sleep.
  * Return: a zeroed chunk of @order, or NULL when that pool is empty.
  */
 struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
 			   bool cached)
 {
-	if (ion_memcg_caller_charged())
-		return NULL;	/* pooled chunks are charged to no one */
-	return ion_page_pools_get(cp->pools, order, cached);
+	struct page *page;
+
+	if (!ion_memcg_caller_charged())
+		return ion_page_pools_get(cp->pools, order, cached);
+	/* A charged caller reuses only its own cgroup's chunks. */
+	page = ion_page_pools_get_charged(cp->pools, order, cached);
+	/*
+	 * At its limit, the cgroup's freed chunks may still be waiting for
+	 * the worker, charged to it but out of reach: pool them first.
+	 */
+	if (!page && ion_pool_zero_pending(cp->zero) &&
+	    ion_memcg_caller_at_limit(1UL << order)) {
+		ion_pool_zero_flush(cp->zero);
+		page = ion_page_pools_get_charged(cp->pools, order, cached);
+	}
+	return page;
 }
 
 /**
@@ -95,7 +116,7 @@ struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
  *
  * For allocations that failed half-way.
  *
- * Context: Any context; takes a spinlock.
+ * Context: Process context; may sleep.
  */
 void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
 		   unsigned int order, bool cached)
@@ -274,7 +295,7 @@ void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
 	unsigned long cap = ion_page_pools_cap();
 	LIST_HEAD(chunks);
 
-	if (ion_memcg_page_charged(page)) {
+	if (!ion_memcg_pools_enabled() && ion_memcg_page_charged(page)) {
 		ion_page_chunk_release_or_leak(page, order, cached, cp->name);
 		return;
 	}
@@ -311,7 +332,7 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (ion_chunk_table_charged(sgt)) {
+	if (!ion_memcg_pools_enabled() && ion_chunk_table_charged(sgt)) {
 		for_each_sgtable_sg(sgt, sg, i)
 			ion_page_chunk_release_or_leak(sg_page(sg),
 						       get_order(sg->length),

@@ -1,35 +1,74 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ion heaps: charging the RAM heaps' pages to memory cgroups
- * (ion_memcg.c, built with CONFIG_MEMCG).  A leaf: it calls no other
- * part of ion.
+ * ion heaps: charging the RAM heaps' pages to memory cgroups, and the
+ * per-memcg lists of charged pooled chunks (ion_memcg.c, built with
+ * CONFIG_MEMCG).  A leaf: it calls no other part of ion; the page pools
+ * (ion_page_pool.c) keep their charged chunks here.
  */
 #ifndef _ION_MEMCG_H
 #define _ION_MEMCG_H
 
 #include <linux/gfp.h>
+#include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/types.h>
 
 #include "ion_compat.h"
 
+struct list_head;
+struct shrinker;
+struct shrink_control;
+
+/**
+ * struct ion_memcg_pool - charged chunks of one pool, per memory cgroup
+ * @lru: the chunks, linked by page->lru, each on the list of the memory
+ *	 cgroup it is charged to (the list_lru's own lock protects them)
+ */
+struct ion_memcg_pool {
+	struct list_lru lru;
+};
+
 #ifdef CONFIG_MEMCG
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
+bool ion_memcg_caller_at_limit(unsigned long npages);
 
 /**
  * ion_memcg_page_charged() - is @page charged to a memory cgroup?
  * @page: the first page of a chunk the heap allocated
  *
  * Context: Any context.
- * Return: true when the chunk is charged (it must go back to the buddy
- * allocator when freed, never to a pool).
+ * Return: true when the chunk is charged (it may only be pooled for its
+ * own cgroup, ion_memcg_pool_add()).
  */
 static inline bool ion_memcg_page_charged(struct page *page)
 {
 	return folio_memcg_charged(page_folio(page));
 }
+
+/**
+ * ion_memcg_pools_enabled() - can charged chunks be pooled at all?
+ *
+ * Context: Any context.
+ * Return: false on kernels without per-memcg list_lru items (ion_compat.h).
+ */
+static inline bool ion_memcg_pools_enabled(void)
+{
+	return ION_MEMCG_POOLS;
+}
+
+int ion_memcg_pool_init(struct ion_memcg_pool *mp, struct shrinker *shrinker);
+void ion_memcg_pool_destroy(struct ion_memcg_pool *mp);
+bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page);
+struct page *ion_memcg_pool_take(struct ion_memcg_pool *mp);
+bool ion_memcg_shrinking_cgroup(const struct shrink_control *sc);
+unsigned long ion_memcg_pool_count(struct ion_memcg_pool *mp,
+				   const struct shrink_control *sc);
+unsigned long ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
+				     const struct shrink_control *sc,
+				     unsigned long nr,
+				     struct list_head *chunks);
 #else
 static inline gfp_t ion_memcg_gfp(void)
 {
@@ -41,9 +80,59 @@ static inline bool ion_memcg_caller_charged(void)
 	return false;
 }
 
+static inline bool ion_memcg_caller_at_limit(unsigned long npages)
+{
+	return false;
+}
+
 static inline bool ion_memcg_page_charged(struct page *page)
 {
 	return false;
+}
+
+static inline bool ion_memcg_pools_enabled(void)
+{
+	return false;
+}
+
+static inline int ion_memcg_pool_init(struct ion_memcg_pool *mp,
+				      struct shrinker *shrinker)
+{
+	return 0;
+}
+
+static inline void ion_memcg_pool_destroy(struct ion_memcg_pool *mp)
+{
+}
+
+static inline bool ion_memcg_pool_add(struct ion_memcg_pool *mp,
+				      struct page *page)
+{
+	return false;
+}
+
+static inline struct page *ion_memcg_pool_take(struct ion_memcg_pool *mp)
+{
+	return NULL;
+}
+
+static inline bool ion_memcg_shrinking_cgroup(const struct shrink_control *sc)
+{
+	return false;
+}
+
+static inline unsigned long ion_memcg_pool_count(struct ion_memcg_pool *mp,
+						 const struct shrink_control *sc)
+{
+	return 0;
+}
+
+static inline unsigned long
+ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
+		       const struct shrink_control *sc, unsigned long nr,
+		       struct list_head *chunks)
+{
+	return 0;
 }
 #endif
 

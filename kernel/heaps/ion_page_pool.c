@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion heaps: pools of clean chunks, their cap and their shrinker - the
- * bottom of the page pools (see ion_page_pool.h for the layers).
+ * ion heaps: pools of clean chunks and their cap - the bottom of the page
+ * pools (see ion_page_pool.h for the layers).
  */
 
 /**
@@ -25,17 +25,14 @@
  * pool_max_mb (and at most an eighth of RAM), ion_page_pools_cap(); the
  * free policy enforces it.
  *
- * The shrinker counts pooled pages and those waiting to be zeroed; under
- * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
- * chunks, cached pools first (cheap), then uncached ones (they must return
- * to write-back, which sleeps, so only when the reclaim context may
- * block), largest orders first, and then chunks still waiting for the
- * worker (unzeroed, as any freed page goes back).  Those belong to the
- * layer above, which hands the shrinker a struct ion_page_pools_reclaim
- * (a count and a scan callback) when it starts it: a callback registered
- * downwards, so that nothing here calls up.  It keeps the default seeks:
- * with seeks = 0 reclaim would only ever ask for half of the pools per
- * call, and drop_caches would leave the last few pages behind.
+ * Charged chunks.  A chunk charged to a memory cgroup is pooled for that
+ * cgroup alone, on its list in the pool's struct ion_memcg_pool, and
+ * taken again only by that cgroup's tasks (ion_page_pools_get_charged());
+ * ion_memcg.c keeps the lists and says the rules.  They count in the cap
+ * like the others.
+ *
+ * The pools' shrinker, their creation and destruction are in
+ * ion_pool_shrink.c.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -46,62 +43,19 @@
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 #include "ion_cache.h"
 #include "ion_compat.h"
+#include "ion_memcg.h"
 #include "ion_page_pool.h"
+#include "ion_page_pool_priv.h"
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
 MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
-
-/**
- * struct ion_page_pool - clean chunks of one order and cache mode
- * @lock:   protects @chunks and @count
- * @chunks: the chunks, linked by page->lru, most recently added first
- * @count:  number of chunks on @chunks (read locklessly for statistics)
- * @order:  order of every chunk, set at creation
- */
-struct ion_page_pool {
-	spinlock_t lock;	/* protects @chunks and @count */
-	struct list_head chunks;
-	unsigned long count;
-	unsigned int order;
-};
-
-/**
- * struct ion_page_pools - the pools of one heap
- * @name:	  the heap's short name, for the shrinker and messages
- * @norders:	  orders served, largest first
- * @index:	  the index in @pool of each order, -1 for orders not served
- * @pool:	  the pools, [cached][index of the order]
- * @pool_pages:	  pages in all pools
- * @shrink_count: shrinker scans that freed something
- * @shrunk_pages: pages the shrinker freed
- * @shrinker:	  gives pooled pages back under memory pressure; NULL once
- *		  stopped
- * @reclaim:	  the layer above's chunks on their way to the pools, set
- *		  before @shrinker is registered
- * @reclaim_data: their callbacks' argument
- *
- * Lives from ion_page_pools_create() to ion_page_pools_destroy().
- */
-struct ion_page_pools {
-	const char *name;
-	unsigned int norders;
-	s8 index[MAX_PAGE_ORDER + 1];
-	struct ion_page_pool pool[2][ION_POOL_MAX_ORDERS];
-	atomic_long_t pool_pages;
-	atomic_long_t shrink_count;
-	atomic_long_t shrunk_pages;
-	struct shrinker *shrinker;
-	const struct ion_page_pools_reclaim *reclaim;
-	void *reclaim_data;
-};
 
 /**
  * ion_page_pools_cap() - the cap on pooled plus deferred pages
@@ -140,8 +94,16 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
 	return order <= MAX_PAGE_ORDER && pools->index[order] >= 0;
 }
 
-static void ion_pool_add(struct ion_page_pools *pools,
-			 struct ion_page_pool *pool, struct page *page)
+/**
+ * ion_pool_add() - put a clean uncharged chunk on its pool's list
+ * @pools: the pools
+ * @pool:  one of them, of the chunk's order and cache mode
+ * @page:  the chunk's first page
+ *
+ * Context: Any context; takes a spinlock.
+ */
+void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
+		  struct page *page)
 {
 	spin_lock(&pool->lock);
 	list_add(&page->lru, &pool->chunks);
@@ -150,8 +112,16 @@ static void ion_pool_add(struct ion_page_pools *pools,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-static struct page *ion_pool_take(struct ion_page_pools *pools,
-				  struct ion_page_pool *pool)
+/**
+ * ion_pool_take() - take an uncharged chunk off a pool's list
+ * @pools: the pools
+ * @pool:  one of them
+ *
+ * Context: Any context; takes a spinlock.
+ * Return: the most recently added chunk, or NULL.
+ */
+struct page *ion_pool_take(struct ion_page_pools *pools,
+			   struct ion_page_pool *pool)
 {
 	struct page *page;
 
@@ -189,6 +159,69 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
 }
 
 /**
+ * ion_pool_count_charged() - count charged chunks in or out of a pool
+ * @pools: the pools
+ * @pool:  one of them
+ * @n:     chunks added to its charged lists, negative for taken off
+ *
+ * Context: Any context.
+ */
+void ion_pool_count_charged(struct ion_page_pools *pools,
+			    struct ion_page_pool *pool, long n)
+{
+	atomic_long_add(n << pool->order, &pools->pool_pages);
+	atomic_long_add(n << pool->order, &pools->charged_pages);
+}
+
+/**
+ * ion_pool_add_charged() - pool a clean charged chunk for its cgroup
+ * @pools:  the pools
+ * @pool:   one of them, of the chunk's order and cache mode
+ * @page:   the chunk's first page, charged to a memory cgroup
+ * @cached: its cache mode
+ *
+ * The chunk goes back to the buddy allocator when it cannot be pooled.
+ *
+ * Context: Process context; may sleep (a cgroup's first chunk).
+ */
+void ion_pool_add_charged(struct ion_page_pools *pools,
+			  struct ion_page_pool *pool, struct page *page,
+			  bool cached)
+{
+	if (ion_memcg_pool_add(&pool->charged, page))
+		ion_pool_count_charged(pools, pool, 1);
+	else
+		ion_page_chunk_release_or_leak(page, pool->order, cached,
+					       pools->name);
+}
+
+/**
+ * ion_page_pools_get_charged() - a clean chunk of the caller's cgroup
+ * @pools:  the heap's pools
+ * @order:  the chunk's order
+ * @cached: cached chunk or uncached, as ion_page_pools_get()
+ *
+ * For a caller whose fresh pages are charged to its memory cgroup: only
+ * chunks charged to that same cgroup are taken.
+ *
+ * Context: Process context; takes a spinlock.
+ * Return: a zeroed chunk of @order, or NULL when the cgroup has none.
+ */
+struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
+					unsigned int order, bool cached)
+{
+	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
+	struct page *page;
+
+	if (!pool)
+		return NULL;
+	page = ion_memcg_pool_take(&pool->charged);
+	if (page)
+		ion_pool_count_charged(pools, pool, -1);
+	return page;
+}
+
+/**
  * ion_page_pools_put() - add a clean chunk to its pool
  * @pools:  the heap's pools
  * @page:   the chunk: zeroed, and for an uncached one write-combined with
@@ -197,7 +230,10 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
  * @order:  its order, one the pools serve
  * @cached: its cache mode
  *
- * Context: Any context; takes a spinlock.
+ * A chunk charged to a memory cgroup goes on that cgroup's list (or back
+ * to the buddy allocator when it cannot), the others on the shared list.
+ *
+ * Context: Process context; may sleep (a cgroup's first charged chunk).
  */
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached)
@@ -206,7 +242,10 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 
 	if (WARN_ON_ONCE(!pool))
 		return;
-	ion_pool_add(pools, pool, page);
+	if (ion_memcg_page_charged(page))
+		ion_pool_add_charged(pools, pool, page, cached);
+	else
+		ion_pool_add(pools, pool, page);
 }
 
 /**
@@ -221,64 +260,13 @@ unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 	return atomic_long_read(&pools->pool_pages);
 }
 
-/*
- * Free up to @nr pages (whole chunks, so perhaps a little more) from one
- * pool.  A chunk that cannot return to write-back stays in the pool.
- */
-static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
-					 struct ion_page_pool *pool,
-					 bool cached, unsigned long nr)
-{
-	unsigned long freed = 0;
-	struct page *page;
-
-	while (freed < nr) {
-		page = ion_pool_take(pools, pool);
-		if (!page)
-			break;
-		if (!ion_page_chunk_release(page, pool->order, cached)) {
-			ion_pool_add(pools, pool, page);
-			break;
-		}
-		freed += 1UL << pool->order;
-	}
-	return freed;
-}
-
-/**
- * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
- * @pools:     the pools
- * @nr:	       about how many pages (whole chunks, so perhaps a little more)
- * @may_block: uncached pools too (restoring write-back sleeps)
- *
- * Cached pools first, largest orders first.
- *
- * Context: Process context; sleeps when @may_block.
- * Return: the pages freed.
- */
-unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
-				    unsigned long nr, bool may_block)
-{
-	unsigned long freed = 0;
-	unsigned int i;
-	int c;
-
-	for (c = 1; c >= 0 && freed < nr; c--) {
-		if (!c && !may_block)
-			break;
-		for (i = 0; i < pools->norders && freed < nr; i++)
-			freed += ion_pool_shrink_one(pools, &pools->pool[c][i],
-						     c, nr - freed);
-	}
-	return freed;
-}
-
 /**
  * ion_page_pools_debug_show() - the pools' lines of the heap's debugfs file
  * @pools: the heap's pools
  * @s:	   the heap's debugfs file
  *
- * Sizes in bytes: all pools, the cap, each pool, the chunks waiting to be
+ * Sizes in bytes: all pools, their chunks charged to cgroups, the cap,
+ * each pool's uncharged chunks, the chunks waiting to be
  * zeroed (the reclaim count); then the shrinker's scans that freed pages
  * and what they freed.
  *
@@ -294,6 +282,8 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 
 	seq_printf(s, "pool_bytes: %lu\n",
 		   atomic_long_read(&pools->pool_pages) << PAGE_SHIFT);
+	seq_printf(s, "pool_charged_bytes: %lu\n",
+		   atomic_long_read(&pools->charged_pages) << PAGE_SHIFT);
 	seq_printf(s, "pool_max_bytes: %lu\n",
 		   ion_page_pools_cap() << PAGE_SHIFT);
 	for (c = 1; c >= 0; c--) {
@@ -314,71 +304,55 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 		   atomic_long_read(&pools->shrunk_pages) << PAGE_SHIFT);
 }
 
-static unsigned long ion_page_pools_count(struct shrinker *shrinker,
-					  struct shrink_control *sc)
+/* Free the charged lists of the first @n pools (in [cached][index] order). */
+static void ion_pools_fini(struct ion_page_pools *pools, unsigned int n)
 {
-	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
-	unsigned long n = atomic_long_read(&pools->pool_pages) +
-			  pools->reclaim->count(pools->reclaim_data);
-
-	return n ? n : SHRINK_EMPTY;
+	while (n--)
+		ion_memcg_pool_destroy(&pools->pool[n / pools->norders]
+						   [n % pools->norders].charged);
 }
 
-static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
-					 struct shrink_control *sc)
+static int ion_pools_init(struct ion_page_pools *pools,
+			  const unsigned int *orders)
 {
-	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
-	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
-	unsigned long freed;
-
-	freed = ion_page_pools_shrink(pools, sc->nr_to_scan, may_block);
-	if (freed < sc->nr_to_scan)
-		freed += pools->reclaim->scan(pools->reclaim_data,
-					      sc->nr_to_scan - freed,
-					      may_block);
-	if (!freed)
-		return SHRINK_STOP;
-	sc->nr_scanned = freed;
-	atomic_long_inc(&pools->shrink_count);
-	atomic_long_add(freed, &pools->shrunk_pages);
-	return freed;
-}
-
-static void ion_pools_init(struct ion_page_pools *pools,
-			   const unsigned int *orders)
-{
-	unsigned int i;
-	int c;
+	unsigned int i, n = 0;
+	int c, ret;
 
 	memset(pools->index, -1, sizeof(pools->index));
 	for (i = 0; i < pools->norders; i++)
 		pools->index[orders[i]] = i;
 	for (c = 0; c < 2; c++) {
-		for (i = 0; i < pools->norders; i++) {
+		for (i = 0; i < pools->norders; i++, n++) {
 			struct ion_page_pool *pool = &pools->pool[c][i];
 
 			spin_lock_init(&pool->lock);
 			INIT_LIST_HEAD(&pool->chunks);
 			pool->order = orders[i];
+			ret = ion_memcg_pool_init(&pool->charged,
+						  pools->shrinker);
+			if (ret) {
+				ion_pools_fini(pools, n);
+				return ret;
+			}
 		}
 	}
+	return 0;
 }
 
 /**
- * ion_page_pools_create() - pools for a heap's chunk orders
- * @name:    short name of the heap (for the shrinker and messages)
- * @orders:  the orders of the heap's chunks, largest first, each once
- * @norders: how many, at most ION_POOL_MAX_ORDERS
- *
- * Allocates the pools' shrinker; ion_page_pools_start_shrinker() registers
- * it.
+ * ion_pools_alloc() - the pools of a heap's chunk orders, empty
+ * @name:     short name of the heap (for messages)
+ * @orders:   the orders of the heap's chunks, largest first, each once
+ * @norders:  how many, at most ION_POOL_MAX_ORDERS
+ * @shrinker: the pools' shrinker, allocated and not registered yet
  *
  * Context: Process context (module init).
  * Return: the pools, or ERR_PTR(-EINVAL) for bad orders, ERR_PTR(-ENOMEM).
  */
-struct ion_page_pools *ion_page_pools_create(const char *name,
-					     const unsigned int *orders,
-					     unsigned int norders)
+struct ion_page_pools *ion_pools_alloc(const char *name,
+				       const unsigned int *orders,
+				       unsigned int norders,
+				       struct shrinker *shrinker)
 {
 	struct ion_page_pools *pools;
 	unsigned int i;
@@ -393,81 +367,22 @@ struct ion_page_pools *ion_page_pools_create(const char *name,
 		return ERR_PTR(-ENOMEM);
 	pools->name = name;
 	pools->norders = norders;
-	ion_pools_init(pools, orders);
-	pools->shrinker = shrinker_alloc(0, "ion-%s-pool", name);
-	if (!pools->shrinker) {
+	pools->shrinker = shrinker;
+	if (ion_pools_init(pools, orders)) {
 		kfree(pools);
 		return ERR_PTR(-ENOMEM);
 	}
-	pools->shrinker->count_objects = ion_page_pools_count;
-	pools->shrinker->scan_objects = ion_page_pools_scan;
-	pools->shrinker->seeks = DEFAULT_SEEKS;
-	ion_shrinker_data(pools->shrinker) = pools;
 	return pools;
 }
 
 /**
- * ion_page_pools_start_shrinker() - register the pools' shrinker
- * @pools:   pools from ion_page_pools_create()
- * @reclaim: the caller's chunks on their way to the pools, which the
- *	     shrinker counts and frees too
- * @data:    the argument of @reclaim's callbacks; must stay valid until
- *	     ion_page_pools_stop_shrinker()
- *
- * Context: Process context (module init).
- */
-void ion_page_pools_start_shrinker(struct ion_page_pools *pools,
-				   const struct ion_page_pools_reclaim *reclaim,
-				   void *data)
-{
-	pools->reclaim = reclaim;
-	pools->reclaim_data = data;
-	shrinker_register(pools->shrinker);
-}
-
-/**
- * ion_page_pools_stop_shrinker() - unregister the pools' shrinker
- * @pools: the pools
- *
- * Waits for running scans: no reclaim callback runs once it returns.
+ * ion_pools_free() - free empty pools
+ * @pools: from ion_pools_alloc(), every chunk taken off
  *
  * Context: Process context (module exit); sleeps.
  */
-void ion_page_pools_stop_shrinker(struct ion_page_pools *pools)
+void ion_pools_free(struct ion_page_pools *pools)
 {
-	shrinker_free(pools->shrinker);
-	pools->shrinker = NULL;
-	pools->reclaim = NULL;
-}
-
-/**
- * ion_page_pools_destroy() - free every pooled chunk and the pools
- * @pools: pools from ion_page_pools_create(); no chunk may come back to
- *	   them any more
- *
- * Stops the shrinker if still running, then gives every chunk back to the
- * buddy allocator (uncached ones restored to write-back; one that cannot
- * be is leaked with a warning rather than freed write-combined).
- *
- * Context: Process context (module exit); sleeps.
- */
-void ion_page_pools_destroy(struct ion_page_pools *pools)
-{
-	struct page *page;
-	unsigned int i;
-	int c;
-
-	if (pools->shrinker)
-		ion_page_pools_stop_shrinker(pools);
-	for (c = 0; c < 2; c++) {
-		for (i = 0; i < pools->norders; i++) {
-			struct ion_page_pool *pool = &pools->pool[c][i];
-
-			while ((page = ion_pool_take(pools, pool)))
-				ion_page_chunk_release_or_leak(page,
-							       pool->order, c,
-							       pools->name);
-		}
-	}
+	ion_pools_fini(pools, 2 * pools->norders);
 	kfree(pools);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ion heaps: pools of clean chunks, the bottom of the page pools
- * (ion_page_pool.c).
+ * (ion_page_pool.c, with their shrinker in ion_pool_shrink.c).
  *
  * The layers, each calling only the ones below it:
  *   ion_system_heap.c	the heap; reaches the pools only through
@@ -9,8 +9,11 @@
  *   ion_chunk_pool.c	the free policy: a freed chunk is deferred for
  *			zeroing, or given back to the buddy allocator
  *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
- *   ion_page_pool.c	(here) the pools of clean chunks, their cap and
- *			their shrinker
+ *   ion_pool_shrink.c	the pools' shrinker, creation and destruction:
+ *			what frees pooled chunks
+ *   ion_page_pool.c	(here) the pools' lists of clean chunks and their
+ *			cap; below it only ion_memcg.c (the per-memcg
+ *			lists of charged chunks) and ion_cache.c
  *
  * A set of pools keeps clean chunks (zeroed, and for uncached ones with no
  * dirty CPU cache line) of the orders it was created with, cached and
@@ -57,6 +60,8 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
 			   unsigned int order);
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached);
+struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
+					unsigned int order, bool cached);
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached);
 unsigned long ion_page_pools_pages(struct ion_page_pools *pools);

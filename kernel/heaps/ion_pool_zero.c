@@ -429,6 +429,21 @@ void ion_pool_zero_check_cap(struct ion_pool_zero *zero, unsigned long cap)
 }
 
 /**
+ * ion_pool_zero_flush() - zero and pool every chunk waiting, now
+ * @zero: the heap's deferred chunks
+ *
+ * For a cgroup at its memory.max: its freed chunks are charged to it
+ * while they wait, but in no pool its reclaim or its allocations reach.
+ *
+ * Context: Process context; sleeps until the worker is done.
+ */
+void ion_pool_zero_flush(struct ion_pool_zero *zero)
+{
+	kthread_mod_delayed_work(zero->worker, &zero->work, 0);
+	kthread_flush_work(&zero->work.work);
+}
+
+/**
  * ion_pool_zero_create() - deferred zeroing into @pools
  * @pools:     the heap's pools
  * @name:      short name of the heap (for the thread)

@@ -42,6 +42,7 @@ void ion_pool_zero_queue(struct ion_pool_zero *zero, struct list_head *chunks,
 			 bool cached);
 void ion_pool_zero_queue_table(struct ion_pool_zero *zero,
 			       struct sg_table *sgt, bool cached);
+void ion_pool_zero_flush(struct ion_pool_zero *zero);
 void ion_pool_zero_check_cap(struct ion_pool_zero *zero, unsigned long cap);
 
 #endif /* _ION_POOL_ZERO_H */

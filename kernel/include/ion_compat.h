@@ -12,11 +12,13 @@
 #define _ION_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 
 /* 6.2: a class's devnode() gets a const device; 6.4: classes are const. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
@@ -54,6 +56,35 @@ static inline bool folio_memcg_charged(struct folio *folio)
 	return READ_ONCE(folio->memcg_data) != 0;
 }
 #endif
+#endif
+
+/*
+ * 6.8 gave list_lru_add() and list_lru_del() the memory cgroup to file an
+ * item under (before, they derived it from a slab object's address, which
+ * a struct page is not): without it there are no per-memcg pools, and a
+ * charged chunk goes back to the buddy allocator when freed.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#define ION_MEMCG_POOLS	0
+static inline bool ion_list_lru_add(struct list_lru *lru,
+				    struct list_head *item, int nid,
+				    struct mem_cgroup *memcg)
+{
+	return false;
+}
+#else
+#define ION_MEMCG_POOLS	1
+#define ion_list_lru_add	list_lru_add
+#endif
+
+/*
+ * 6.5 added mm_account_reclaimed_pages() for pages a shrinker frees
+ * outside the slab allocator; before, such pages went uncounted.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+static inline void mm_account_reclaimed_pages(unsigned long pages)
+{
+}
 #endif
 
 /*

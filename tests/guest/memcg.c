@@ -9,18 +9,28 @@
  * are back where they started, also after 1000 rounds); a chunk freed in
  * one cgroup, or pooled by the root cgroup, never makes another cgroup
  * pay or go free; memcg_charge=N turns charging off.
+ *
+ * Per-memcg pools: a cgroup's freed chunks stay charged to it and are
+ * pooled for it alone (pool_charged_bytes in the system heap's debugfs
+ * file): its next allocation reuses them without a new charge; another
+ * cgroup never gets them; memory.reclaim in the cgroup frees them (and
+ * not another cgroup's); removing the cgroup hands them to its parent,
+ * whose memory.reclaim frees them, with no warning in the kernel log.
  */
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include "heap_util.h"
 #include "ion_test_util.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_TOP		CG_ROOT "/ion-test"
 #define CG_A		CG_TOP "/a"
 #define CG_B		CG_TOP "/b"
+#define CG_C		CG_TOP "/c"	/* removed with pooled chunks */
 #define CG_SINK		CG_ROOT "/ion-sink"	/* outside CG_TOP */
 #define PARAM		"/sys/module/ion/parameters/memcg_charge"
 #define MIB		(1024LL * 1024)
@@ -82,6 +92,7 @@ static int setup(void)
 		return -errno;
 	rmdir(CG_A);
 	rmdir(CG_B);
+	rmdir(CG_C);
 	rmdir(CG_TOP);
 	rmdir(CG_SINK);
 	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory") ||
@@ -97,8 +108,10 @@ static int setup(void)
  * The kernel keeps a per-CPU batch of pages precharged to the last cgroup
  * that charged on that CPU (memory.current counts it, memory.stat does
  * not); a charge from another cgroup on that CPU gives it back.  So, on
- * every CPU, a task of the sink cgroup (outside ours) allocates and frees
- * 4 KiB: afterwards no cgroup of ours holds a batch.
+ * every CPU, a task of the sink cgroup (outside ours) touches a fresh
+ * anonymous page and allocates and frees 4 KiB of ion (which may come
+ * from the sink's own pooled chunks, with no charge): afterwards no
+ * cgroup of ours holds a batch.
  */
 static void evict_batches(void)
 {
@@ -110,6 +123,7 @@ static void evict_batches(void)
 
 		if (p == 0) {
 			cpu_set_t set;
+			volatile char *anon;
 			int ion, fd;
 
 			CPU_ZERO(&set);
@@ -118,6 +132,11 @@ static void evict_batches(void)
 			if (write_file(CG_SINK "/cgroup.procs", pid) ||
 			    sched_setaffinity(0, sizeof(set), &set))
 				_exit(1);
+			anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (anon == MAP_FAILED)
+				_exit(1);
+			anon[0] = 1;
 			ion = it_open();
 			fd = ion < 0 ? -1 :
 			     it_alloc_fd(ion, 4096, ION_HEAP_SYSTEM_MASK, 0);
@@ -240,6 +259,115 @@ static void test_no_crossing(struct it_worker *a, struct it_worker *b,
 	it_worker_free(b, IT_WORKER_FREE_ALL);
 }
 
+/*
+ * Per-memcg pools need list_lru items filed under a chosen cgroup, which
+ * kernels have from 6.8 (ion_compat.h): before, charged chunks are never
+ * pooled.
+ */
+static int memcg_pools_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 8);
+}
+
+/* Charged bytes in the pools, once the deferred zeroing is done. */
+static long long charged_pooled(void)
+{
+	if (ht_wait_deferred())
+		return -1;
+	return ht_system_num("pool_charged_bytes");
+}
+
+/* @w allocates then frees @n MiB: pooled for its cgroup. */
+static void alloc_free(struct it_worker *w, int n, unsigned int sys)
+{
+	it_worker_alloc(w, n, MIB, sys, 0);
+	it_worker_free(w, IT_WORKER_FREE_ALL);
+}
+
+/*
+ * Cgroup A's freed chunks stay charged to it, pooled; its next allocation
+ * takes them, and memory.current does not grow by their size again.
+ * Cgroup B's allocation then takes none of them.
+ */
+static void test_pool_reuse(struct it_worker *a, struct it_worker *b,
+			    unsigned int sys)
+{
+	long long p0, p1, c1, b0;
+	struct it_reply r;
+
+	ht_drop_pools();
+	p0 = charged_pooled();
+	alloc_free(a, 8, sys);
+	p1 = charged_pooled();
+	tap_ok(p0 >= 0 && p1 - p0 >= 8 * MIB,
+	       "cgroup A's freed 8 MiB are pooled, charged (pool_charged_bytes)");
+	tap_diag("pool_charged_bytes %lld -> %lld", p0, p1);
+	c1 = current_of(CG_A);
+	r = it_worker_alloc(a, 8, MIB, sys, 0);
+	tap_ok(r.done == 8 && charged_pooled() <= p1 - 8 * MIB,
+	       "A's next 8 MiB come from its pooled chunks");
+	tap_ok(current_of(CG_A) - c1 < 2 * MIB,
+	       "and A's memory.current does not grow by 8 MiB again");
+	tap_diag("memory.current %lld -> %lld", c1, current_of(CG_A));
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	p1 = charged_pooled();
+	b0 = current_of(CG_B);
+	r = it_worker_alloc(b, 8, MIB, sys, 0);
+	tap_ok(r.done == 8 && current_of(CG_B) - b0 >= 8 * MIB,
+	       "cgroup B pays for its 8 MiB while A has chunks pooled");
+	tap_ok(charged_pooled() == p1, "B takes none of A's pooled chunks");
+	it_worker_free(b, IT_WORKER_FREE_ALL);
+}
+
+/*
+ * memory.reclaim in A frees A's pooled chunks and their charge, not B's;
+ * then removing cgroup C with chunks pooled leaves them to the parent,
+ * whose memory.reclaim frees them.
+ */
+static void test_pool_reclaim(struct it_worker *a, struct it_worker *b,
+			      unsigned int sys)
+{
+	static const char *const warn[] = { "WARNING", "BUG", NULL };
+	long long a0, t0, p0, p1;
+	struct it_worker c;
+	int kmsg = it_kmsg_open(0);
+
+	ht_drop_pools();
+	a0 = reclaimed(CG_A);
+	t0 = reclaimed(CG_TOP);
+	p0 = charged_pooled();
+	alloc_free(a, 8, sys);
+	alloc_free(b, 8, sys);
+	p1 = charged_pooled();
+	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK,
+	       "memory.reclaim in A frees its pooled chunks' charge");
+	tap_ok(p1 - p0 >= 16 * MIB && charged_pooled() <= p1 - 8 * MIB &&
+	       charged_pooled() >= p1 - 8 * MIB - SLACK,
+	       "it frees A's pooled chunks and leaves B's");
+	tap_diag("pool_charged_bytes %lld, %lld, %lld", p0, p1,
+		 charged_pooled());
+	if (mkdir(CG_C, 0755) || it_worker_start(&c, join, CG_C)) {
+		tap_ok(0, "a task in cgroup c");
+		return;
+	}
+	it_worker_rounds(&c, 0, sys);
+	alloc_free(&c, 8, sys);
+	p1 = charged_pooled();
+	it_worker_stop(&c);
+	tap_ok(!rmdir(CG_C), "cgroup C removed with 8 MiB pooled");
+	tap_ok(reclaimed_to(CG_TOP, t0) <= t0 + SLACK && charged_pooled() <= p0,
+	       "the parent's memory.reclaim frees C's (and B's) pooled chunks");
+	tap_diag("pool_charged_bytes %lld after C's frees, %lld now; parent %lld (start %lld)",
+		 p1, charged_pooled(), current_of(CG_TOP), t0);
+	tap_ok(it_kmsg_grep(kmsg, warn) == 0, "no warning in the kernel log");
+	close(kmsg);
+}
+
 static void test_off(struct it_worker *b, unsigned int sys)
 {
 	long long b0;
@@ -285,6 +413,12 @@ int main(void)
 	it_worker_rounds(&b, 0, sys);
 	test_limit(&a, sys);
 	test_no_crossing(&a, &b, sys);
+	if (memcg_pools_kernel()) {
+		test_pool_reuse(&a, &b, sys);
+		test_pool_reclaim(&a, &b, sys);
+	} else {
+		tap_skip("per-memcg pools", "kernel before 6.8: charged chunks are not pooled");
+	}
 	contig = it_heap_find(&hs, ION_SYSTEM_CONTIG_HEAP_NAME);
 	if (contig) {
 		b0 = reclaimed(CG_B);
@@ -294,6 +428,16 @@ int main(void)
 		it_worker_free(&b, IT_WORKER_FREE_ALL);
 	}
 	test_off(&b, sys);
+	if (memcg_pools_kernel()) {
+		/*
+		 * Left pooled: removing the cgroups below hands them up to
+		 * the root cgroup, and the rig's unload at the end of the
+		 * run (which checks the kernel log) must free them.
+		 */
+		alloc_free(&a, 4, sys);
+		tap_ok(charged_pooled() >= 4 * MIB,
+		       "A's chunks stay pooled through the removal of its cgroups, for the unload");
+	}
 	it_worker_stop(&a);
 	it_worker_stop(&b);
 	rmdir(CG_A);

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion heaps: the page pools' shrinker, their creation and destruction -
+ * everything that frees pooled chunks.  Calls only down, into
+ * ion_page_pool.c (see ion_page_pool.h for the layers).
+ */
+
+/**
+ * DOC: pool shrinker
+ *
+ * The shrinker counts pooled pages and those waiting to be zeroed; under
+ * memory pressure and on ``echo 2 > /proc/sys/vm/drop_caches`` it frees
+ * chunks, cached pools first (cheap), then uncached ones (they must return
+ * to write-back, which sleeps, so only when the reclaim context may
+ * block), largest orders first, and then chunks still waiting for the
+ * worker (unzeroed, as any freed page goes back).  Those belong to the
+ * layer above, which hands the shrinker a struct ion_page_pools_reclaim
+ * (a count and a scan callback) when it starts it: a callback registered
+ * downwards, so that nothing here calls up.  It keeps the default seeks:
+ * with seeks = 0 reclaim would only ever ask for half of the pools per
+ * call, and drop_caches would leave the last few pages behind.
+ *
+ * It is memcg-aware.  Reclaim in one cgroup (memory.max, memory.reclaim)
+ * counts and frees that cgroup's charged chunks only.  Global reclaim
+ * and drop_caches call it once per cgroup too, and for the root cgroup it
+ * counts and frees the uncharged pools, the charged chunks reparented to
+ * the root, and the layer above's chunks waiting to be zeroed.  The pages
+ * it frees are reported to reclaim as progress
+ * (mm_account_reclaimed_pages()), so that memory.reclaim and a cgroup's
+ * limit see them.
+ */
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/shrinker.h>
+#include <linux/swap.h>
+
+#include "ion_cache.h"
+#include "ion_compat.h"
+#include "ion_memcg.h"
+#include "ion_page_pool.h"
+#include "ion_page_pool_priv.h"
+
+/*
+ * Free up to @nr pages (whole chunks, so perhaps a little more) from one
+ * pool.  A chunk that cannot return to write-back stays in the pool.
+ */
+static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
+					 struct ion_page_pool *pool,
+					 bool cached, unsigned long nr)
+{
+	unsigned long freed = 0;
+	struct page *page;
+
+	while (freed < nr) {
+		page = ion_pool_take(pools, pool);
+		if (!page)
+			break;
+		if (!ion_page_chunk_release(page, pool->order, cached)) {
+			ion_pool_add(pools, pool, page);
+			break;
+		}
+		freed += 1UL << pool->order;
+	}
+	return freed;
+}
+
+/*
+ * As ion_pool_shrink_one(), for the charged chunks of @sc's cgroup (NULL:
+ * of every cgroup).  A chunk that cannot return to write-back goes back
+ * on its cgroup's list.
+ */
+static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
+					     struct ion_page_pool *pool,
+					     bool cached,
+					     const struct shrink_control *sc,
+					     unsigned long nr)
+{
+	unsigned long n = DIV_ROUND_UP(nr, 1UL << pool->order), freed = 0;
+	struct page *page, *tmp;
+	LIST_HEAD(chunks);
+
+	n = ion_memcg_pool_isolate(&pool->charged, sc, n, &chunks);
+	if (!n)
+		return 0;
+	ion_pool_count_charged(pools, pool, -(long)n);
+	list_for_each_entry_safe(page, tmp, &chunks, lru) {
+		list_del(&page->lru);
+		if (ion_page_chunk_release(page, pool->order, cached))
+			freed += 1UL << pool->order;
+		else
+			ion_pool_add_charged(pools, pool, page, cached);
+	}
+	return freed;
+}
+
+/*
+ * Free about @nr pages: for a cgroup's reclaim (@sc names one) its charged
+ * chunks; otherwise the shared pools and the charged chunks of @sc's root
+ * list, or of every cgroup when @sc is NULL.  Cached pools first, largest
+ * orders first.
+ */
+static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
+				      const struct shrink_control *sc,
+				      unsigned long nr, bool may_block)
+{
+	bool shared = !sc || !ion_memcg_shrinking_cgroup(sc);
+	struct ion_page_pool *pool;
+	unsigned long freed = 0;
+	unsigned int i;
+	int c;
+
+	for (c = 1; c >= 0 && freed < nr; c--) {
+		if (!c && !may_block)
+			break;
+		for (i = 0; i < pools->norders && freed < nr; i++) {
+			pool = &pools->pool[c][i];
+			if (shared)
+				freed += ion_pool_shrink_one(pools, pool, c,
+							     nr - freed);
+			if (freed < nr)
+				freed += ion_pool_shrink_charged(pools, pool,
+								 c, sc,
+								 nr - freed);
+		}
+	}
+	return freed;
+}
+
+/**
+ * ion_page_pools_shrink() - give pooled chunks back to the buddy allocator
+ * @pools:     the pools
+ * @nr:	       about how many pages (whole chunks, so perhaps a little more)
+ * @may_block: uncached pools too (restoring write-back sleeps)
+ *
+ * Cached pools first, largest orders first; in each, the uncharged chunks
+ * first, then those of any cgroup.
+ *
+ * Context: Process context; sleeps when @may_block.
+ * Return: the pages freed.
+ */
+unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
+				    unsigned long nr, bool may_block)
+{
+	return ion_pools_shrink(pools, NULL, nr, may_block);
+}
+
+static unsigned long ion_page_pools_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
+	unsigned long n = 0;
+	unsigned int i;
+	int c;
+
+	/* The uncharged pools: read apart, the two counts may cross. */
+	if (!ion_memcg_shrinking_cgroup(sc))
+		n = max(atomic_long_read(&pools->pool_pages) -
+			atomic_long_read(&pools->charged_pages), 0L) +
+		    pools->reclaim->count(pools->reclaim_data);
+	for (c = 0; c < 2; c++)
+		for (i = 0; i < pools->norders; i++)
+			n += ion_memcg_pool_count(&pools->pool[c][i].charged,
+						  sc) << pools->pool[c][i].order;
+	return n ? n : SHRINK_EMPTY;
+}
+
+static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
+{
+	struct ion_page_pools *pools = ion_shrinker_data(shrinker);
+	bool may_block = gfpflags_allow_blocking(sc->gfp_mask);
+	unsigned long freed;
+
+	freed = ion_pools_shrink(pools, sc, sc->nr_to_scan, may_block);
+	if (freed < sc->nr_to_scan && !ion_memcg_shrinking_cgroup(sc))
+		freed += pools->reclaim->scan(pools->reclaim_data,
+					      sc->nr_to_scan - freed,
+					      may_block);
+	if (!freed)
+		return SHRINK_STOP;
+	sc->nr_scanned = freed;
+	/* Pages freed outside the LRUs: reclaim counts them as progress. */
+	mm_account_reclaimed_pages(freed);
+	atomic_long_inc(&pools->shrink_count);
+	atomic_long_add(freed, &pools->shrunk_pages);
+	return freed;
+}
+
+/**
+ * ion_page_pools_create() - pools for a heap's chunk orders
+ * @name:    short name of the heap (for the shrinker and messages)
+ * @orders:  the orders of the heap's chunks, largest first, each once
+ * @norders: how many, at most ION_POOL_MAX_ORDERS
+ *
+ * Allocates the pools' shrinker, then the pools (whose per-memcg lists
+ * need it); ion_page_pools_start_shrinker() registers it.
+ *
+ * Context: Process context (module init).
+ * Return: the pools, or ERR_PTR(-EINVAL) for bad orders, ERR_PTR(-ENOMEM).
+ */
+struct ion_page_pools *ion_page_pools_create(const char *name,
+					     const unsigned int *orders,
+					     unsigned int norders)
+{
+	struct ion_page_pools *pools;
+	struct shrinker *shrinker;
+
+	shrinker = shrinker_alloc(ion_memcg_pools_enabled() ?
+				  SHRINKER_MEMCG_AWARE : 0,
+				  "ion-%s-pool", name);
+	if (!shrinker)
+		return ERR_PTR(-ENOMEM);
+	pools = ion_pools_alloc(name, orders, norders, shrinker);
+	if (IS_ERR(pools)) {
+		shrinker_free(shrinker);
+		return pools;
+	}
+	shrinker->count_objects = ion_page_pools_count;
+	shrinker->scan_objects = ion_page_pools_scan;
+	shrinker->seeks = DEFAULT_SEEKS;
+	ion_shrinker_data(shrinker) = pools;
+	return pools;
+}
+
+/**
+ * ion_page_pools_start_shrinker() - register the pools' shrinker
+ * @pools:   pools from ion_page_pools_create()
+ * @reclaim: the caller's chunks on their way to the pools, which the
+ *	     shrinker counts and frees too
+ * @data:    the argument of @reclaim's callbacks; must stay valid until
+ *	     ion_page_pools_stop_shrinker()
+ *
+ * Context: Process context (module init).
+ */
+void ion_page_pools_start_shrinker(struct ion_page_pools *pools,
+				   const struct ion_page_pools_reclaim *reclaim,
+				   void *data)
+{
+	pools->reclaim = reclaim;
+	pools->reclaim_data = data;
+	shrinker_register(pools->shrinker);
+}
+
+/**
+ * ion_page_pools_stop_shrinker() - unregister the pools' shrinker
+ * @pools: the pools
+ *
+ * Waits for running scans: no reclaim callback runs once it returns.
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_page_pools_stop_shrinker(struct ion_page_pools *pools)
+{
+	shrinker_free(pools->shrinker);
+	pools->shrinker = NULL;
+	pools->reclaim = NULL;
+}
+
+/* Give back every charged chunk of @pool, of every cgroup. */
+static void ion_pools_drain_charged(struct ion_page_pools *pools,
+				    struct ion_page_pool *pool, bool cached)
+{
+	struct page *page, *tmp;
+	unsigned long n;
+	LIST_HEAD(chunks);
+
+	n = ion_memcg_pool_isolate(&pool->charged, NULL, ULONG_MAX, &chunks);
+	ion_pool_count_charged(pools, pool, -(long)n);
+	list_for_each_entry_safe(page, tmp, &chunks, lru) {
+		list_del(&page->lru);
+		ion_page_chunk_release_or_leak(page, pool->order, cached,
+					       pools->name);
+	}
+}
+
+/**
+ * ion_page_pools_destroy() - free every pooled chunk and the pools
+ * @pools: pools from ion_page_pools_create(); no chunk may come back to
+ *	   them any more
+ *
+ * Stops the shrinker if still running, then gives every chunk back to the
+ * buddy allocator (uncached ones restored to write-back; one that cannot
+ * be is leaked with a warning rather than freed write-combined).
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_page_pools_destroy(struct ion_page_pools *pools)
+{
+	struct page *page;
+	unsigned int i;
+	int c;
+
+	if (pools->shrinker)
+		ion_page_pools_stop_shrinker(pools);
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < pools->norders; i++) {
+			struct ion_page_pool *pool = &pools->pool[c][i];
+
+			while ((page = ion_pool_take(pools, pool)))
+				ion_page_chunk_release_or_leak(page,
+							       pool->order, c,
+							       pools->name);
+			ion_pools_drain_charged(pools, pool, c);
+		}
+	}
+	ion_pools_free(pools);
+}
