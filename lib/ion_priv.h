@@ -14,7 +14,7 @@
 /* The one ioctl helper: retries on EINTR; 0 or -errno. */
 ION_INTERNAL int ion_xioctl(int fd, unsigned long req, void *arg);
 
-/* ION_IOC_ALLOC (fd ABI): the new dma-buf's fd, or -errno. */
+/* ION_IOC_NEW_ALLOC (fd ABI): the new dma-buf's fd, or -errno. */
 ION_INTERNAL int ion_ioc_alloc_fd(int fd, size_t len, unsigned int heap_mask,
 				  unsigned int flags);
 

@@ -131,7 +131,7 @@ void op_random_cmd(struct thr *t)
 	} else if (k) {
 		c.name = k->name;
 		handler = k->handler;
-		if (c.cmd == ION_IOC_ALLOC || c.cmd == ION_IOC_ALLOC_LEGACY)
+		if (c.cmd == ION_IOC_NEW_ALLOC || c.cmd == ION_IOC_ALLOC_LEGACY)
 			handler |= quota_eset();
 		/* random bytes: pointers inside (HEAP_QUERY) may be bad */
 		ok = by_mode(c.mode, _IOC_DIR(c.cmd) & _IOC_READ,
