@@ -777,61 +777,58 @@ static int cmp_double(const void *a, const void *b)
 
 /*
  * Paired ratios: run i of every member of a group is in round i, next to
- * the peer's run i in time, so the median of the per-round ratios to
- * dma_heap-system cancels load that drifts between rounds (the ratio of
- * medians does not).  "@pair impl op size live median_ratio rounds".
+ * its peer's run i in time, so the median of the per-round ratios cancels
+ * load that drifts between rounds (the ratio of medians does not).
+ * Returns the rounds compared (0: none) and the median in *ratio.
  */
-static void report_pairs(unsigned int nm, size_t size, unsigned int live)
+static unsigned int paired_median(const struct member *m,
+				  const struct member *peer, double *ratio)
 {
 	static double r[MAX_REPS];
-	const struct member *peer = NULL;
-	unsigned int i, k, n;
+	unsigned int k, n = m->n < peer->n ? m->n : peer->n;
 
-	for (i = 0; i < nm; i++)
-		if (!strcmp(members[i].im->name, "dma_heap-system"))
-			peer = &members[i];
-	for (i = 0; peer && i < nm; i++) {
-		const struct member *m = &members[i];
+	if (!n)
+		return 0;
+	for (k = 0; k < n; k++)
+		r[k] = peer->s[k].ns ? (double)m->s[k].ns / peer->s[k].ns : 0;
+	qsort(r, n, sizeof(*r), cmp_double);
+	*ratio = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	return n;
+}
 
-		if (m == peer)
-			continue;
-		n = m->n < peer->n ? m->n : peer->n;
-		for (k = 0; k < n; k++)
-			r[k] = peer->s[k].ns ? (double)m->s[k].ns / peer->s[k].ns : 0;
-		if (!n)
-			continue;
-		qsort(r, n, sizeof(*r), cmp_double);
-		printf("@pair\t%s\t%s\t%zu\t%u\t%.4f\t%u\n", m->im->name, m->op,
-		       size, live, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, n);
-	}
+static const struct member *find_member(unsigned int nm, const char *name)
+{
+	for (unsigned int i = 0; name && i < nm; i++)
+		if (!strcmp(members[i].im->name, name))
+			return &members[i];
+	return NULL;
 }
 
 /*
- * "@mpair impl peer op size live median_ratio rounds": the paired ratio of
- * each member with a pair_with to that member (charging on over off).
+ * "@pair impl op size live median_ratio rounds": every member's paired
+ * ratio to dma_heap-system; "@mpair impl peer op size live median_ratio
+ * rounds": that of each member with a pair_with to that member (charging
+ * on over off).
  */
-static void report_mpairs(unsigned int nm, size_t size, unsigned int live)
+static void report_pairs(unsigned int nm, size_t size, unsigned int live)
 {
-	static double r[MAX_REPS];
-	unsigned int i, j, k, n;
+	const struct member *base = find_member(nm, "dma_heap-system");
+	unsigned int i, n;
+	double ratio;
 
 	for (i = 0; i < nm; i++) {
-		const struct member *m = &members[i], *peer = NULL;
+		const struct member *m = &members[i];
+		const struct member *peer = find_member(nm, m->im->pair_with);
 
-		for (j = 0; m->im->pair_with && j < nm; j++)
-			if (!strcmp(members[j].im->name, m->im->pair_with))
-				peer = &members[j];
-		if (!peer)
-			continue;
-		n = m->n < peer->n ? m->n : peer->n;
-		for (k = 0; k < n; k++)
-			r[k] = peer->s[k].ns ? (double)m->s[k].ns / peer->s[k].ns : 0;
-		if (!n)
-			continue;
-		qsort(r, n, sizeof(*r), cmp_double);
-		printf("@mpair\t%s\t%s\t%s\t%zu\t%u\t%.4f\t%u\n", m->im->name,
-		       peer->im->name, m->op, size, live,
-		       n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, n);
+		n = base && m != base ? paired_median(m, base, &ratio) : 0;
+		if (n)
+			printf("@pair\t%s\t%s\t%zu\t%u\t%.4f\t%u\n",
+			       m->im->name, m->op, size, live, ratio, n);
+		n = peer ? paired_median(m, peer, &ratio) : 0;
+		if (n)
+			printf("@mpair\t%s\t%s\t%s\t%zu\t%u\t%.4f\t%u\n",
+			       m->im->name, peer->im->name, m->op, size, live,
+			       ratio, n);
 	}
 }
 
@@ -958,7 +955,6 @@ static void run_group(unsigned int nm, size_t size, unsigned int live,
 	for (i = 0; i < nm; i++)
 		report(&members[i], size, live);
 	report_pairs(nm, size, live);
-	report_mpairs(nm, size, live);
 	move_cgroup(0);
 	fflush(stdout);
 }
