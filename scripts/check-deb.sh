@@ -49,8 +49,6 @@ BASE_PKGS=(systemd-sysv udev kmod procps dkms gcc make libc6-dev pkgconf
 # Bump when the recipe below changes in a way the list does not show.
 BASE_RECIPE=1
 
-# Kernel reports that fail the run (as scripts/rig-report.awk's).
-SPLATS='BUG:|WARNING:|Oops|general protection|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|refcount_t:|UBSAN:|Kernel panic'
 
 log() { echo "# check-deb: $*" >&2; }
 die() { echo "check-deb: $*" >&2; exit 1; }
@@ -209,6 +207,7 @@ main() {
 	counts=$(mktemp)
 	touch "$res"
 	awk -v prefix="" -v start=$((n + 1)) -v counts="$counts" \
+		-v splats_file="$top/scripts/splats.txt" \
 		-f "$top/scripts/rig-report.awk" "$res"
 	read -r p f _ nx < "$counts"
 	rm -f "$counts"
@@ -216,7 +215,8 @@ main() {
 	# The console too, to the power-off: what the kernel said after the
 	# last kernel-log block (the purge) or while no check ran.
 	n=$((n + 1))
-	splats=$(grep -E "$SPLATS" "$con" || true)
+	splats=$(grep -aF -f <(sed '/^#/d' "$top/scripts/splats.txt") "$con" ||
+		true)
 	if [ -z "$splats" ] && grep -q 'reboot: Power down' "$con"; then
 		passed=$((passed + 1))
 		echo "ok $n - guest console is clean to the power-off"

@@ -147,7 +147,7 @@ report() {
 	local tag=$1 prefix=$2 counts
 	counts=$(mktemp)
 	awk -v prefix="$prefix" -v start=$next -v counts="$counts" \
-		-v kver="$KVER" \
+		-v kver="$KVER" -v splats_file="$top/scripts/splats.txt" \
 		-f "$top/scripts/rig-report.awk" "$BUILD/guest-$tag.results"
 	read -r p f s nx < "$counts"
 	rm -f "$counts"

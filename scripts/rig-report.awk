@@ -3,7 +3,8 @@
 # Turn the guest's results stream (scripts/guest/runner) into TAP on
 # stdout.  Variables: prefix (prepended to every test name), start (number
 # of the first test, default 1), counts (file to write "passed failed
-# skipped next" to), kver (the kernel version the guest must run).
+# skipped next" to), kver (the kernel version the guest must run),
+# splats_file (scripts/splats.txt: the kernel reports that fail a run).
 #
 # A program's cases become "<program>: <case>".  A program that exits
 # non-zero without a failed case, is killed by the timeout, or prints no
@@ -48,11 +49,14 @@ function splat_check(block,    i, pat, lines, l) {
 
 BEGIN {
 	n = (start ? start : 1) - 1
-	npat = split("BUG:|WARNING:|Oops|general protection|KASAN|" \
-		"possible circular locking|possible recursive locking|" \
-		"inconsistent lock state|unreferenced object|" \
-		"suspected memory leak|refcount_t:|UBSAN:|Kernel panic|" \
-		"DMA-API: ", pats, "|")
+	if (splats_file == "") {
+		print "rig-report.awk: splats_file not set" > "/dev/stderr"
+		exit 2
+	}
+	while ((getline l < splats_file) > 0)
+		if (l !~ /^#/ && l != "")
+			pats[++npat] = l
+	close(splats_file)
 	cur = ""
 	inkmsg = 0
 	done = 0
