@@ -288,10 +288,12 @@ $(AOSP_ROOT)/.installed: $(LIBION_A) $(LIBION_SHARED) $(UAPI_HDRS) \
 	$(MAKE) install-dev PREFIX=/usr DESTDIR=$(AOSP_ROOT)
 	touch $@
 
-$(AOSP_BINS): $(BUILD)/guest/tests/%: tests/aosp/%.c \
-		$(wildcard tests/aosp/*.h) $(AOSP_ROOT)/.installed
+# They print TAP with the guest tests' tap.c, included by a path relative
+# to their own file (it names no ion header).
+$(AOSP_BINS): $(BUILD)/guest/tests/%: tests/aosp/%.c tests/guest/lib/tap.c \
+		tests/guest/lib/tap.h $(AOSP_ROOT)/.installed
 	@mkdir -p $(@D)
-	$(CC) $(AOSP_CFLAGS) $(USER_LDFLAGS) -o $@ $< \
+	$(CC) $(AOSP_CFLAGS) $(USER_LDFLAGS) -o $@ $< tests/guest/lib/tap.c \
 		-L$(AOSP_ROOT)/usr/lib -lion
 
 $(BUILD)/guest/tests/%: tests/guest/%.sh

@@ -20,7 +20,7 @@
 #include <linux/ion_4.19.h>
 #include <ion/ion.h>
 
-#include "aosp_tap.h"
+#include "../guest/lib/tap.h"
 
 _Static_assert(ION_IOC_ABI_VERSION == 0x80044909, "ION_IOC_ABI_VERSION");
 _Static_assert(ION_HEAP_SYSTEM == ION_HEAP_SYSTEM_MASK &&
@@ -42,11 +42,11 @@ static void heap_case(int fd, const struct ion_heap_data *h)
 	unsigned char *p;
 	int ok = 1;
 
-	if (!aosp_ok(!ioctl(fd, ION_IOC_NEW_ALLOC, &a),
+	if (!tap_ok(!ioctl(fd, ION_IOC_NEW_ALLOC, &a),
 		     "%s: ION_IOC_NEW_ALLOC", h->name))
 		return;
 	p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, (int)a.fd, 0);
-	if (aosp_ok(p != MAP_FAILED, "%s: mmap", h->name)) {
+	if (tap_ok(p != MAP_FAILED, "%s: mmap", h->name)) {
 		ok = !ioctl((int)a.fd, DMA_BUF_IOCTL_SYNC, &sync);
 		for (int i = 0; i < LEN; i++)
 			ok &= !p[i];
@@ -54,7 +54,7 @@ static void heap_case(int fd, const struct ion_heap_data *h)
 		sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
 		ok &= !ioctl((int)a.fd, DMA_BUF_IOCTL_SYNC, &sync);
 		ok &= p[0] == 0x5a && p[LEN - 1] == 0x5a;
-		aosp_ok(ok, "%s: zeroed, written under DMA_BUF_IOCTL_SYNC",
+		tap_ok(ok, "%s: zeroed, written under DMA_BUF_IOCTL_SYNC",
 			h->name);
 		munmap(p, LEN);
 	}
@@ -69,29 +69,29 @@ int main(void)
 	__u32 version = 0;
 	int fd = ion_open(), afd = -1, ret;
 
-	if (!aosp_ok(fd >= 0, "ion_open"))
+	if (!tap_ok(fd >= 0, "ion_open"))
 		return 1;
-	aosp_ok(ion_is_using_modular_heaps(fd) == 1,
+	tap_ok(ion_is_using_modular_heaps(fd) == 1,
 		"ion_is_using_modular_heaps");
-	aosp_ok(!ioctl(fd, ION_IOC_ABI_VERSION, &version) && version == 2,
+	tap_ok(!ioctl(fd, ION_IOC_ABI_VERSION, &version) && version == 2,
 		"ION_IOC_ABI_VERSION: 2");
 	ret = ioctl(fd, ION_IOC_HEAP_QUERY, &q);
-	aosp_ok(!ret && q.cnt > 0, "ION_IOC_HEAP_QUERY: %u heaps", q.cnt);
+	tap_ok(!ret && q.cnt > 0, "ION_IOC_HEAP_QUERY: %u heaps", q.cnt);
 	heaps = calloc(q.cnt + 1, sizeof(*heaps));
 	if (!heaps)
 		abort();
 	q.heaps = (uintptr_t)heaps;
-	aosp_ok(!ioctl(fd, ION_IOC_HEAP_QUERY, &q), "ION_IOC_HEAP_QUERY: list");
+	tap_ok(!ioctl(fd, ION_IOC_HEAP_QUERY, &q), "ION_IOC_HEAP_QUERY: list");
 	for (unsigned int i = 0; i < q.cnt; i++)
 		heap_case(fd, &heaps[i]);
 	free(heaps);
 
-	aosp_ok(!ion_alloc(fd, LEN, 0, ION_HEAP_SYSTEM, 0, &h) &&
+	tap_ok(!ion_alloc(fd, LEN, 0, ION_HEAP_SYSTEM, 0, &h) &&
 		!ion_free(fd, h), "ion_alloc with ION_HEAP_SYSTEM");
-	aosp_ok(!ion_alloc_fd(fd, LEN, 0, ION_HEAP_SYSTEM, 0, &afd) &&
+	tap_ok(!ion_alloc_fd(fd, LEN, 0, ION_HEAP_SYSTEM, 0, &afd) &&
 		afd >= 0 && lseek(afd, 0, SEEK_END) == LEN,
 		"ion_alloc_fd with ION_HEAP_SYSTEM");
 	close(afd);
-	aosp_ok(ion_close(fd) == 0, "ion_close");
-	return aosp_failed ? 1 : 0;
+	tap_ok(ion_close(fd) == 0, "ion_close");
+	return tap_exit();
 }

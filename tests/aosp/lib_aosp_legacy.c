@@ -22,7 +22,7 @@
 #include <linux/ion.h>
 #include <linux/ion_4.12.h>
 
-#include "aosp_tap.h"
+#include "../guest/lib/tap.h"
 
 /* The legacy names are the handle ABI, the 4.12 names the fd ABI. */
 _Static_assert(ION_IOC_ALLOC == (sizeof(size_t) == 8 ? 0xC0204900 : 0xC0144900),
@@ -68,26 +68,26 @@ static int query_heaps(int fd)
 	int cnt = 0, ret, id = -1;
 
 	ret = ion_query_heap_cnt(fd, &cnt);
-	if (!aosp_ok(ret == 0 && cnt > 0, "ion_query_heap_cnt: %d heaps", cnt))
+	if (!tap_ok(ret == 0 && cnt > 0, "ion_query_heap_cnt: %d heaps", cnt))
 		return -1;
 	a = calloc(cnt, sizeof(*a));
 	b = calloc(cnt, sizeof(*b));
 	if (!a || !b)
 		abort();
 	ret = ion_query_get_heaps(fd, cnt, a);
-	aosp_ok(ret == 0, "ion_query_get_heaps");
+	tap_ok(ret == 0, "ion_query_get_heaps");
 	memset(&q, 0, sizeof(q));
 	q.cnt = cnt;
 	q.heaps = (uintptr_t)b;
 	ret = ioctl(fd, ION_IOC_HEAP_QUERY, &q);
-	aosp_ok(ret == 0 && q.cnt == (unsigned int)cnt &&
+	tap_ok(ret == 0 && q.cnt == (unsigned int)cnt &&
 		!memcmp(a, b, cnt * sizeof(*a)),
 		"ION_IOC_HEAP_QUERY with struct ion_heap_query: the same heaps");
 	for (int i = 0; i < cnt; i++)
 		if (!strncmp(a[i].name, "ion_system_heap", MAX_HEAP_NAME) &&
 		    a[i].type == ION_HEAP_TYPE_SYSTEM)
 			id = (int)a[i].heap_id;
-	aosp_ok(id == 0, "struct ion_heap_data: ion_system_heap has id 0");
+	tap_ok(id == 0, "struct ion_heap_data: ion_system_heap has id 0");
 	free(a);
 	free(b);
 	return id;
@@ -106,28 +106,28 @@ static void legacy_raw(int fd)
 	unsigned char *p = MAP_FAILED, *q = NULL;
 	int share = -1, mfd = -1;
 
-	if (!aosp_ok(!ioctl(fd, ION_IOC_ALLOC, &a) && a.handle > 0,
+	if (!tap_ok(!ioctl(fd, ION_IOC_ALLOC, &a) && a.handle > 0,
 		     "ION_IOC_ALLOC with struct ion_allocation_data: a handle"))
 		return;
 	m.handle = a.handle;
-	if (aosp_ok(!ioctl(fd, ION_IOC_MAP, &m) && m.fd >= 0,
+	if (tap_ok(!ioctl(fd, ION_IOC_MAP, &m) && m.fd >= 0,
 		    "ION_IOC_MAP with struct ion_fd_data"))
 		p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
-	if (aosp_ok(p != MAP_FAILED, "mmap of the MAP fd"))
+	if (tap_ok(p != MAP_FAILED, "mmap of the MAP fd"))
 		fill(p, LEN, 3);
-	aosp_ok(!ion_share(fd, a.handle, &share) && share >= 0, "ion_share");
-	aosp_ok(!ion_import(fd, share, &h2) && h2 == a.handle,
+	tap_ok(!ion_share(fd, a.handle, &share) && share >= 0, "ion_share");
+	tap_ok(!ion_import(fd, share, &h2) && h2 == a.handle,
 		"ion_import of the share: the same handle");
-	aosp_ok(!ion_map(fd, h2, LEN, PROT_READ, MAP_SHARED, 0, &q, &mfd) &&
+	tap_ok(!ion_map(fd, h2, LEN, PROT_READ, MAP_SHARED, 0, &q, &mfd) &&
 		p != MAP_FAILED && same(q, LEN, 3),
 		"ion_map of the imported handle reads what the MAP fd wrote");
-	aosp_ok(!ion_sync_fd(fd, share), "ion_sync_fd");
+	tap_ok(!ion_sync_fd(fd, share), "ion_sync_fd");
 	s.fd = share;
-	aosp_ok(!ioctl(fd, ION_IOC_SYNC, &s), "ION_IOC_SYNC");
+	tap_ok(!ioctl(fd, ION_IOC_SYNC, &s), "ION_IOC_SYNC");
 	f.handle = a.handle;
-	aosp_ok(!ioctl(fd, ION_IOC_FREE, &f) && !ion_free(fd, h2),
+	tap_ok(!ioctl(fd, ION_IOC_FREE, &f) && !ion_free(fd, h2),
 		"ION_IOC_FREE and ion_free: once per reference");
-	aosp_ok(ion_free(fd, h2) == -EINVAL, "a third ion_free is -EINVAL");
+	tap_ok(ion_free(fd, h2) == -EINVAL, "a third ion_free is -EINVAL");
 	if (p != MAP_FAILED)
 		munmap(p, LEN);
 	if (q)
@@ -151,17 +151,17 @@ static void new_alloc(int fd, int system_id)
 	ion_user_handle_t h = 0;
 	int mfd = -1, afd = -1;
 
-	if (!aosp_ok(!ioctl(fd, ION_IOC_NEW_ALLOC, &n) && (int)n.fd >= 0,
+	if (!tap_ok(!ioctl(fd, ION_IOC_NEW_ALLOC, &n) && (int)n.fd >= 0,
 		     "ION_IOC_NEW_ALLOC with struct ion_new_allocation_data"))
 		return;
 	p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, (int)n.fd, 0);
-	if (aosp_ok(p != MAP_FAILED, "mmap of the NEW_ALLOC fd"))
+	if (tap_ok(p != MAP_FAILED, "mmap of the NEW_ALLOC fd"))
 		fill(p, LEN, 11);
-	aosp_ok(!ion_import(fd, (int)n.fd, &h) &&
+	tap_ok(!ion_import(fd, (int)n.fd, &h) &&
 		!ion_map(fd, h, LEN, PROT_READ, MAP_SHARED, 0, &q, &mfd) &&
 		p != MAP_FAILED && same(q, LEN, 11),
 		"ion_import + ion_map of a NEW_ALLOC buffer read its data");
-	aosp_ok(!ion_free(fd, h), "ion_free of the import");
+	tap_ok(!ion_free(fd, h), "ion_free of the import");
 	if (p != MAP_FAILED)
 		munmap(p, LEN);
 	if (q)
@@ -171,24 +171,24 @@ static void new_alloc(int fd, int system_id)
 
 	q = NULL;
 	mfd = -1;
-	aosp_ok(!ion_alloc(fd, LEN, 0, ION_HEAP_SYSTEM_MASK, 0, &h) &&
+	tap_ok(!ion_alloc(fd, LEN, 0, ION_HEAP_SYSTEM_MASK, 0, &h) &&
 		!ion_map(fd, h, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, 0,
 			 &q, &mfd),
 		"ion_alloc + ion_map");
 	if (q) {
 		fill(q, LEN, 5);
-		aosp_ok(same(q, LEN, 5), "ion_map'ed memory holds what was written");
+		tap_ok(same(q, LEN, 5), "ion_map'ed memory holds what was written");
 		munmap(q, LEN);
 	}
-	aosp_ok(!ion_free(fd, h), "ion_free");
+	tap_ok(!ion_free(fd, h), "ion_free");
 	close(mfd);
 
 	p = MAP_FAILED;
-	if (aosp_ok(!ion_alloc_fd(fd, LEN, 0, ION_HEAP_SYSTEM_MASK,
+	if (tap_ok(!ion_alloc_fd(fd, LEN, 0, ION_HEAP_SYSTEM_MASK,
 				  ION_FLAG_CACHED, &afd) && afd >= 0 &&
 		    lseek(afd, 0, SEEK_END) == LEN, "ion_alloc_fd: a %d-byte dma-buf", LEN))
 		p = mmap(NULL, LEN, PROT_READ, MAP_SHARED, afd, 0);
-	aosp_ok(p != MAP_FAILED && zero(p, LEN),
+	tap_ok(p != MAP_FAILED && zero(p, LEN),
 		"ion_alloc_fd's buffer is mapped and reads zero");
 	if (p != MAP_FAILED)
 		munmap(p, LEN);
@@ -199,14 +199,14 @@ int main(void)
 {
 	int fd = ion_open(), id;
 
-	if (!aosp_ok(fd >= 0, "ion_open"))
+	if (!tap_ok(fd >= 0, "ion_open"))
 		return 1;
-	aosp_ok(ion_is_legacy(fd) == 1,
+	tap_ok(ion_is_legacy(fd) == 1,
 		"ion_is_legacy: 1 (ion serves the handle ABI too)");
 	id = query_heaps(fd);
 	legacy_raw(fd);
 	if (id >= 0)
 		new_alloc(fd, id);
-	aosp_ok(ion_close(fd) == 0, "ion_close");
-	return aosp_failed ? 1 : 0;
+	tap_ok(ion_close(fd) == 0, "ion_close");
+	return tap_exit();
 }
