@@ -118,6 +118,17 @@ struct ion_heap_ops {
 };
 
 /**
+ * struct ion_heap_alias - a mainline dma-heap name a heap serves
+ * @name:     the node name in /dev/dma_heap/ ("system", "linux,cma", ...)
+ * @uncached: the node allocates uncached buffers (as the heap's
+ *	      ion-*-uncached node); otherwise cached ones
+ */
+struct ion_heap_alias {
+	const char *name;
+	bool uncached;
+};
+
+/**
  * struct ion_heap - a source of memory
  * @name:	unique name, at most ION_MAX_HEAP_NAME - 1 characters
  *		(ION_*_HEAP_NAME)
@@ -138,6 +149,9 @@ struct ion_heap_ops {
  * @priv:	the heap's own data
  * @owner:	optional: the module providing the heap, when it is not
  *		ion.ko itself; each buffer pins it
+ * @aliases:	optional: mainline dma-heap names the heap serves where the
+ *		running kernel has no heap of that name, ended by an entry
+ *		whose @name is NULL (Documentation/ion.rst, "mainline names")
  * @node:	core only: entry in the device's heap list
  * @core:	core only: statistics and debugfs state
  *
@@ -155,6 +169,7 @@ struct ion_heap {
 	struct device *dev;
 	void *priv;
 	struct module *owner;
+	const struct ion_heap_alias *aliases;
 
 	struct list_head node;
 	struct ion_heap_core *core;

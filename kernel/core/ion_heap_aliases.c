@@ -3,7 +3,6 @@
  * ion: mainline's dma-heap names (/dev/dma_heap/system, linux,cma, ...)
  * for ion's heaps, where the running kernel has no heap of that name.
  */
-#include <linux/build_bug.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/namei.h>
@@ -25,10 +24,10 @@
  * its heaps under it, with the same file operations as its ion-* nodes
  * (ion_heap_nodes.c): the same ABI, mode, client and accounting.
  *
- * ``system`` is the system heap with cached buffers, ``system-uncached``
- * the same heap uncached, ``linux,cma`` and ``default_cma_region`` the
- * DMA heap (CMA where the kernel has it), ``reserved`` the carveout heap
- * while it is registered (ion_heap_aliases[]).
+ * Each heap names the aliases it serves (&ion_heap.aliases): the system
+ * heap ``system`` and ``system-uncached``, the DMA heap ``linux,cma`` and
+ * ``default_cma_region``, the carveout ``reserved``; the core names none.
+ * The first heap to claim a name gets it.
  *
  * A name is taken when /sys/class/dma_heap/<name> (mainline's heap
  * class; sysfs is authoritative) or /dev/dma_heap/<name> (anything else
@@ -57,30 +56,38 @@ module_param(mainline_names, bool, 0444);
 MODULE_PARM_DESC(mainline_names,
 		 "offer ion's heaps under mainline's dma-heap names the kernel lacks (default Y)");
 
-/**
- * struct ion_heap_alias - one mainline name
- * @name:  the node name in /dev/dma_heap/
- * @heap:  the ion heap that backs it (ION_*_HEAP_NAME)
- * @which: ION_HEAP_NODE_CACHED or ION_HEAP_NODE_UNCACHED
+/*
+ * The alias nodes: slot i has minor ION_HEAP_NODE_MINORS + i.  Under
+ * &ion_device.heap_lock.
  */
-struct ion_heap_alias {
+static struct {
+	struct ion_heap_node *node;
+	struct ion_heap *heap;
 	const char *name;
-	const char *heap;
-	unsigned int which;
-};
+} ion_heap_alias_slots[ION_HEAP_ALIAS_MINORS];
 
-static const struct ion_heap_alias ion_heap_aliases[] = {
-	{ "system", ION_SYSTEM_HEAP_NAME, ION_HEAP_NODE_CACHED },
-	{ "system-uncached", ION_SYSTEM_HEAP_NAME, ION_HEAP_NODE_UNCACHED },
-	{ "linux,cma", ION_DMA_HEAP_NAME, ION_HEAP_NODE_CACHED },
-	{ "default_cma_region", ION_DMA_HEAP_NAME, ION_HEAP_NODE_CACHED },
-	{ "reserved", ION_CARVEOUT_HEAP_NAME, ION_HEAP_NODE_CACHED },
-};
+/* Has one of ion's heaps an alias named @name? */
+static bool ion_heap_alias_ours(const char *name)
+{
+	unsigned int i;
 
-static_assert(ARRAY_SIZE(ion_heap_aliases) <= ION_HEAP_ALIAS_MINORS);
+	for (i = 0; i < ARRAY_SIZE(ion_heap_alias_slots); i++)
+		if (ion_heap_alias_slots[i].node &&
+		    !strcmp(ion_heap_alias_slots[i].name, name))
+			return true;
+	return false;
+}
 
-/* The node of each alias, or NULL; under &ion_device.heap_lock. */
-static struct ion_heap_node *ion_heap_alias_nodes[ARRAY_SIZE(ion_heap_aliases)];
+/* A free slot, or ARRAY_SIZE(ion_heap_alias_slots). */
+static unsigned int ion_heap_alias_free_slot(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ion_heap_alias_slots); i++)
+		if (!ion_heap_alias_slots[i].node)
+			break;
+	return i;
+}
 
 /* Has the running kernel (or anyone else) a dma-heap node named @name? */
 static bool ion_heap_alias_taken(const char *name)
@@ -108,9 +115,9 @@ static bool ion_heap_alias_taken(const char *name)
  * @dev:  the device
  * @heap: the heap being registered, with its ion-* nodes
  *
- * Each name of ion_heap_aliases[] backed by @heap and not taken gets a
- * node.  An alias that cannot be created is reported and left out; the
- * heap still registers.
+ * Each name of @heap->aliases that neither another of ion's heaps nor the
+ * kernel has gets a node.  An alias that cannot be created is reported and
+ * left out; the heap still registers.
  *
  * Context: Process context; sleeps; &ion_device.heap_lock held for
  * writing.
@@ -119,28 +126,37 @@ void ion_heap_aliases_add(struct ion_device *dev, struct ion_heap *heap)
 {
 	const struct ion_heap_alias *a;
 	struct ion_heap_node *node;
-	unsigned int i;
+	unsigned int slot;
 
 	lockdep_assert_held_write(&dev->heap_lock);
 	if (!mainline_names)
 		return;
-	for (i = 0; i < ARRAY_SIZE(ion_heap_aliases); i++) {
-		a = &ion_heap_aliases[i];
-		if (strcmp(a->heap, heap->name) || ion_heap_alias_nodes[i])
+	for (a = heap->aliases; a && a->name; a++) {
+		if (ion_heap_alias_ours(a->name))
 			continue;
 		if (ion_heap_alias_taken(a->name)) {
 			pr_info("ion: /dev/dma_heap/%s exists, not offering %s there\n",
 				a->name, heap->name);
 			continue;
 		}
-		node = ion_heap_node_create(heap, a->name, a->which,
-					    ION_HEAP_NODE_MINORS + i);
+		slot = ion_heap_alias_free_slot();
+		if (slot == ARRAY_SIZE(ion_heap_alias_slots)) {
+			pr_warn("ion: no minor left for /dev/dma_heap/%s\n",
+				a->name);
+			break;
+		}
+		node = ion_heap_node_create(heap, a->name,
+					    a->uncached ? ION_HEAP_NODE_UNCACHED :
+							  ION_HEAP_NODE_CACHED,
+					    ION_HEAP_NODE_MINORS + slot);
 		if (IS_ERR(node)) {
 			pr_warn("ion: no /dev/dma_heap/%s for %s (%ld)\n",
 				a->name, heap->name, PTR_ERR(node));
 			continue;
 		}
-		ion_heap_alias_nodes[i] = node;
+		ion_heap_alias_slots[slot].node = node;
+		ion_heap_alias_slots[slot].heap = heap;
+		ion_heap_alias_slots[slot].name = a->name;
 	}
 }
 
@@ -159,11 +175,11 @@ void ion_heap_aliases_remove(struct ion_device *dev, struct ion_heap *heap)
 	unsigned int i;
 
 	lockdep_assert_held_write(&dev->heap_lock);
-	for (i = 0; i < ARRAY_SIZE(ion_heap_aliases); i++) {
-		if (!ion_heap_alias_nodes[i] ||
-		    strcmp(ion_heap_aliases[i].heap, heap->name))
+	for (i = 0; i < ARRAY_SIZE(ion_heap_alias_slots); i++) {
+		if (ion_heap_alias_slots[i].heap != heap)
 			continue;
-		ion_heap_node_destroy(ion_heap_alias_nodes[i]);
-		ion_heap_alias_nodes[i] = NULL;
+		ion_heap_node_destroy(ion_heap_alias_slots[i].node);
+		ion_heap_alias_slots[i].node = NULL;
+		ion_heap_alias_slots[i].heap = NULL;
 	}
 }

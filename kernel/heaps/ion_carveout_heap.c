@@ -197,6 +197,15 @@ static const struct ion_heap_ops ion_carveout_heap_ops = {
 	.debug_show = ion_carveout_debug_show,
 };
 
+/*
+ * Mainline's heap of a reserved region, which is contiguous memory set
+ * aside at boot too (the default CMA area when the command line made it).
+ */
+static const struct ion_heap_alias ion_carveout_heap_aliases[] = {
+	{ .name = "reserved" },
+	{ }
+};
+
 /* Find the region and check that it is page-backed RAM we can use. */
 static int ion_carveout_find(phys_addr_t *base, phys_addr_t *size)
 {
@@ -258,6 +267,7 @@ int ion_carveout_heap_init(void)
 	co->heap.type = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.id = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.ops = &ion_carveout_heap_ops;
+	co->heap.aliases = ion_carveout_heap_aliases;
 	co->heap.priv = co;
 	ret = ion_device_add_heap(&co->heap);
 	if (ret)

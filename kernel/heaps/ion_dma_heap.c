@@ -273,11 +273,22 @@ static const struct ion_heap_ops ion_dma_heap_ops = {
 	.debug_show = ion_dma_debug_show,
 };
 
+/*
+ * Mainline's CMA heap: the default CMA area's node (named after its device
+ * tree node, "linux,cma" by convention), and its 6.17+ fixed name.
+ */
+static const struct ion_heap_alias ion_dma_heap_aliases[] = {
+	{ .name = "linux,cma" },
+	{ .name = "default_cma_region" },
+	{ }
+};
+
 static struct ion_heap ion_dma_heap = {
 	.name = ION_DMA_HEAP_NAME,
 	.type = ION_HEAP_TYPE_DMA,
 	.id = ION_HEAP_TYPE_DMA,
 	.ops = &ion_dma_heap_ops,
+	.aliases = ion_dma_heap_aliases,
 };
 
 /**

@@ -453,11 +453,19 @@ static const struct ion_heap_ops ion_system_heap_ops = {
 	.debug_show = ion_system_debug_show,
 };
 
+/* Mainline's system heap, and Android's uncached variant of it. */
+static const struct ion_heap_alias ion_system_heap_aliases[] = {
+	{ .name = "system" },
+	{ .name = "system-uncached", .uncached = true },
+	{ }
+};
+
 static struct ion_heap ion_system_heap = {
 	.name = ION_SYSTEM_HEAP_NAME,
 	.type = ION_HEAP_TYPE_SYSTEM,
 	.id = ION_HEAP_TYPE_SYSTEM,
 	.ops = &ion_system_heap_ops,
+	.aliases = ion_system_heap_aliases,
 };
 
 /**
