@@ -119,10 +119,13 @@ guest_srcs = tests/guest/$(1).c $(wildcard tests/guest/$(1)/*.c)
 AOSP_C := $(wildcard tests/aosp/*.c)
 AOSP_BINS := $(AOSP_C:tests/aosp/%.c=$(BUILD)/guest/tests/%)
 AOSP_ROOT := $(BUILD)/aosp-root
+# make soak's program (tests/soak/): in the guest only in soak mode.
+SOAK_SRCS := $(wildcard tests/soak/*.c)
+SOAK_BIN := $(BUILD)/guest/soak/soak
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user dist check check-rig check-debug demo shell lint clean \
+.PHONY: all deps modules user dist check check-rig check-debug soak demo shell lint clean \
 	install install-dev install-kapi bench deb check-deb
 
 all: deps
@@ -164,7 +167,7 @@ endif
 # scripts name absolute paths; the cross tree is only unpacked).
 LIBION_SHARED := $(if $(filter x86_64,$(ARCH)),$(LIBION_SO))
 user: $(LIBION_A) $(LIBION_SHARED) $(TOOLS) $(GUEST_BINS) $(AOSP_BINS) \
-	$(RIG_BINS)
+	$(RIG_BINS) $(SOAK_BIN)
 
 # The ABI: <linux/ion.h> and AOSP's <linux/ion_4.12.h>, <linux/ion_4.19.h>
 # beside it (Documentation/abi-compat.rst, "Headers").
@@ -296,6 +299,11 @@ $(AOSP_BINS): $(BUILD)/guest/tests/%: tests/aosp/%.c tests/guest/lib/tap.c \
 	$(CC) $(AOSP_CFLAGS) $(USER_LDFLAGS) -o $@ $< tests/guest/lib/tap.c \
 		-L$(AOSP_ROOT)/usr/lib -lion
 
+$(SOAK_BIN): $(SOAK_SRCS) tests/soak/soak.h $(TLIB_A) $(LIBION_A)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itests/guest/lib $(USER_LDFLAGS) -o $@ \
+		$(SOAK_SRCS) $(TLIB_A) $(LIBION_A) -lpthread
+
 $(BUILD)/guest/tests/%: tests/guest/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -321,6 +329,9 @@ shell: all
 
 bench: all
 	scripts/bench.sh
+
+soak: all
+	scripts/soak.sh
 
 lint: deps
 	scripts/lint.sh

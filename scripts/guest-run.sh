@@ -5,7 +5,7 @@
 # benchmark (results in $BUILD/guest-bench.results) or a shell.  Never
 # touches the host kernel.
 #
-# Usage: scripts/guest-run.sh check|demo|shell|rig|bench
+# Usage: scripts/guest-run.sh check|demo|shell|rig|bench|soak
 #
 # Environment:
 #   KVER           kernel version (default: scripts/deps.sh --kver)
@@ -21,6 +21,7 @@
 #   RIG_EDU=0      leave out QEMU's edu PCI device (present by default)
 #   RIG_TIMEOUT    hard limit for one guest boot, seconds (default 900)
 #   RIG_MEM        guest memory (default 2G)
+#   RIG_SMP        guest CPUs (default 2)
 #   QEMU_EXTRA     more QEMU arguments
 #   KERNEL_IMAGE   guest kernel (default /boot/vmlinuz-$KVER); MODDIR and
 #                  ION_KO_DIR go to scripts/mkinitramfs.sh
@@ -30,7 +31,7 @@
 #                  (/dev/hvc0); see Documentation/arm64.md
 set -euo pipefail
 
-mode=${1:?usage: guest-run.sh check|demo|shell|rig|bench}
+mode=${1:?usage: guest-run.sh check|demo|shell|rig|bench|soak}
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$top/build}
 KVER=${KVER:-$("$top/scripts/deps.sh" --kver)}
@@ -71,7 +72,7 @@ boot() {
 	initrd=$BUILD/guest/initramfs-$tag.cpio.gz
 	"$top/scripts/mkinitramfs.sh" "$gmode" "$initrd"
 	append=$append_base
-	args=(-accel tcg -cpu "$cpu" -M "$machine" -m "$mem" -smp 2 -no-reboot
+	args=(-accel tcg -cpu "$cpu" -M "$machine" -m "$mem" -smp "${RIG_SMP:-2}" -no-reboot
 	      -display none -vga none -nodefaults
 	      -kernel "$kernel" -initrd "$initrd")
 	if [ "$iommu" = 1 ] && [ "$ARCH" = arm64 ]; then
@@ -207,7 +208,7 @@ if [ "$mode" != shell ] && [ -z "${RIG_LOCKED:-}" ]; then
 	export RIG_LOCKED=1
 fi
 case $mode in
-check | rig) check "$mode" ;;
+check | rig | soak) check "$mode" ;;
 demo)
 	boot demo "${RIG_IOMMU:-0}" demo
 	cp "$BUILD/guest-demo.console" "$BUILD/guest.log"

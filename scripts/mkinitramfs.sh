@@ -6,7 +6,7 @@
 # dependencies), the test programs and the init script.
 #
 # Usage: scripts/mkinitramfs.sh <mode> <output.cpio.gz>
-#   mode: check | demo | shell | rig | bench
+#   mode: check | demo | shell | rig | bench | soak
 # Environment: KVER, BUILD, TESTS and TESTS_ALSO (grep -E patterns a test's
 # name must both match), MODDIR (the kernel's modules, default
 # /lib/modules/$KVER), ION_KO_DIR (where kernel/ion.ko and tests/kmod/*.ko
@@ -97,7 +97,7 @@ while read -r m; do
 done < "$top/scripts/guest-modules.txt"
 
 # --- programs --------------------------------------------------------------
-if [ "$mode" != bench ] && [ -d "$BUILD/guest/tests" ]; then
+if [ "$mode" != bench ] && [ "$mode" != soak ] && [ -d "$BUILD/guest/tests" ]; then
 	for t in "$BUILD"/guest/tests/*; do
 		[ -e "$t" ] || continue
 		n=$(basename "$t")
@@ -110,6 +110,9 @@ if [ "$mode" != bench ] && [ -d "$BUILD/guest/tests" ]; then
 		fi
 		install -m 0755 "$t" "$root/tests/$n"
 	done
+fi
+if [ "$mode" = soak ]; then
+	install -m 0755 "$BUILD/guest/soak/soak" "$root/tests/soak"
 fi
 if [ "$mode" = rig ] && [ -d "$BUILD/guest/rig" ]; then
 	cp -a "$BUILD"/guest/rig/. "$root/rig/"
