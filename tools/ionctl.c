@@ -25,14 +25,23 @@ static const char usage[] =
 "  heaps                    heaps in priority order: name, type, id, size,\n"
 "                           used, free, largest free block\n"
 "  clients                  clients (processes and kernel drivers)\n"
-"  buffers [--heap H]       live buffers: id, heap, size, flags, owner,\n"
-"                           handles, attachments, name\n"
+"  buffers [--heap H] [--holders] [--orphans]\n"
+"                           live buffers: id, heap, size, flags, owner,\n"
+"                           handles, attachments, name; --holders: the\n"
+"                           processes holding each (fd or mapping, found\n"
+"                           in /proc) and the attached devices; --orphans:\n"
+"                           only buffers whose allocator has exited\n"
 "  stat                     totals\n"
 "  quota                    usage against the per-heap quotas, per user\n"
 "                           (uid) and per client: bytes, limit, percent\n"
 "  alloc --heap H --size S [--cached] [--count N] [--hold]\n"
 "                           allocate a buffer (fd ABI), or N of them;\n"
 "                           --hold keeps them until ionctl is interrupted\n"
+"  top [-b] [-n N] [-d SECS]\n"
+"                           live view of heaps, clients, the biggest\n"
+"                           buffers and their holders, allocation rates;\n"
+"                           q or a signal quits; -b batch (no terminal\n"
+"                           control), -n N frames, -d delay (default 2)\n"
 "\n"
 "Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
 "--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
@@ -42,6 +51,8 @@ static const char usage[] =
 "  ionctl heaps\n"
 "  ionctl alloc --heap ion_system_heap --size 8M --cached --hold &\n"
 "  ionctl buffers --heap ion_system_heap\n"
+"  ionctl buffers --orphans --holders\n"
+"  ionctl top -b -n 2 -d 1\n"
 "  ionctl --json stat\n"
 "\n"
 "exit codes: 0 ok, 1 operation failed (e.g. the heap is out of memory),\n"
@@ -54,7 +65,9 @@ struct cmdline {
 	const char *heap;
 	unsigned long long size;
 	unsigned long count;
-	int cached, hold, have_size;
+	double delay;
+	unsigned int buffers;	/* BUFFERS_* */
+	int cached, hold, have_size, have_count, batch;
 };
 
 static int bad_arg(const char *what, const char *arg)
@@ -75,6 +88,10 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		{ "cached", no_argument, NULL, 'c' },
 		{ "hold", no_argument, NULL, 'k' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "holders", no_argument, NULL, 'O' },
+		{ "orphans", no_argument, NULL, 'o' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "delay", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -105,6 +122,20 @@ static int parse_opts(int argc, char **argv, const char *spec,
 		case 'n':
 			if (parse_count(optarg, &cl->count))
 				return bad_arg("count", optarg);
+			cl->have_count = 1;
+			break;
+		case 'O':
+			cl->buffers |= BUFFERS_HOLDERS;
+			break;
+		case 'o':
+			cl->buffers |= BUFFERS_ORPHANS;
+			break;
+		case 'b':
+			cl->batch = 1;
+			break;
+		case 'd':
+			if (parse_delay(optarg, &cl->delay))
+				return bad_arg("delay", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -119,13 +150,13 @@ static int parse_opts(int argc, char **argv, const char *spec,
 
 int main(int argc, char **argv)
 {
-	struct cmdline cl = { .count = 1 };
+	struct cmdline cl = { .count = 1, .delay = 2 };
 	const char *cmd, *env = getenv("ION_DEBUGFS");
 	int rc;
 
 	if (env && *env)
 		dbgdir = env;
-	rc = parse_opts(argc, argv, "+jD:H:s:ckn:h", &cl);
+	rc = parse_opts(argc, argv, "+jD:H:s:ckn:bd:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind >= argc) {
@@ -133,7 +164,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
-	rc = parse_opts(argc, argv, "jD:H:s:ckn:h", &cl);
+	rc = parse_opts(argc, argv, "jD:H:s:ckn:bd:h", &cl);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {
@@ -146,7 +177,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "clients"))
 		return cmd_clients();
 	if (!strcmp(cmd, "buffers"))
-		return cmd_buffers(cl.heap);
+		return cmd_buffers(cl.heap, cl.buffers);
+	if (!strcmp(cmd, "top"))
+		return cmd_top(cl.batch, cl.have_count ? cl.count : 0,
+			       cl.delay);
 	if (!strcmp(cmd, "stat"))
 		return cmd_stat();
 	if (!strcmp(cmd, "quota"))

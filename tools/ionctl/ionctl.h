@@ -30,6 +30,7 @@ extern int json;
 int debugfs_error(int err);
 int parse_size(const char *s, unsigned long long *out);
 int parse_count(const char *s, unsigned long *out);
+int parse_delay(const char *s, double *out);
 const char *human(const char *bytes, char *buf, size_t len);
 void json_str(const char *s);
 void json_val(const char *s);
@@ -38,15 +39,42 @@ void json_keys(const struct ion_dbg_file *f, int first,
 	       const char *const *skip);
 int open_dev(struct ion_device **dev);
 
+/* views.c: cmd_buffers() @what */
+#define BUFFERS_HOLDERS	0x1	/* --holders: processes and devices */
+#define BUFFERS_ORPHANS	0x2	/* --orphans: only orphaned buffers */
+
+/* holders.c: one process holding one dma-buf */
+struct holder {
+	unsigned long ino;	/* the dma-buf's inode (debugfs "ino") */
+	int pid;
+	unsigned int fds;	/* its fds of the dma-buf */
+	unsigned int maps;	/* its mappings of it (/proc/<pid>/maps lines) */
+	char comm[32];
+};
+
+struct holders {
+	struct holder *h;
+	size_t n, cap;
+};
+
+int holders_scan(struct holders *hs);
+void holders_free(struct holders *hs);
+void holders_text(const struct holders *hs, unsigned long ino, char *buf,
+		  size_t len);
+void holders_print(const struct holders *hs, unsigned long ino);
+
 /* views.c */
 int cmd_heaps(void);
 int cmd_clients(void);
-int cmd_buffers(const char *heap);
+int cmd_buffers(const char *heap, unsigned int what);
 int cmd_quota(void);
 int cmd_stat(void);
 
 /* alloc.c */
 int cmd_alloc(const char *heap, unsigned long long size, int cached,
 	      unsigned long count, int hold);
+
+/* top.c */
+int cmd_top(int batch, unsigned long frames, double delay);
 
 #endif /* IONCTL_H */

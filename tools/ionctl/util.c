@@ -81,6 +81,21 @@ int parse_count(const char *s, unsigned long *out)
 	return 0;
 }
 
+/* A delay in seconds: 0.1 to 86400, fractions allowed. */
+int parse_delay(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isdigit((unsigned char)*s) ||
+	    !(v >= 0.1 && v <= 86400))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 const char *human(const char *bytes, char *buf, size_t len)
 {
 	static const char units[] = "BKMGT";

@@ -76,6 +76,8 @@ struct view {
 	void (*show)(const char *name, const struct ion_dbg_file *f,
 		     struct view *v);
 	const char *heap;	/* buffers --heap: only this heap's */
+	unsigned int what;	/* buffers: BUFFERS_* */
+	struct holders hs;	/* buffers --holders: the /proc scan */
 	int first;		/* nothing printed yet */
 	int err;		/* a file could not be read for another reason */
 };
@@ -149,9 +151,30 @@ int cmd_clients(void)
 	return run_view(&v);
 }
 
-static void show_buffer_row(const char *heap, const struct ion_dbg_file *f,
-			    size_t r, int first)
+/* buffers --holders: owner, orphan, devices, holding processes. */
+static void show_holders_row(const char *heap, const struct ion_dbg_file *f,
+			     size_t r, const struct view *v)
 {
+	const char *ino = ion_dbg_cell_by_name(f, r, "ino");
+	char b[32];
+
+	if (v->first)
+		printf("%6s %-22s %9s %-20s %6s %-24s %s\n", "BUFFER", "HEAP",
+		       "SIZE", "OWNER", "ORPHAN", "DEVICES", "HOLDERS");
+	printf("%6s %-22s %9s %-20s %6s %-24s ",
+	       ion_dbg_cell_by_name(f, r, "buffer"), heap,
+	       human(ion_dbg_cell_by_name(f, r, "size"), b, sizeof(b)),
+	       ion_dbg_cell_by_name(f, r, "owner"),
+	       strcmp(ion_dbg_cell_by_name(f, r, "orphan"), "1") ? "no" : "yes",
+	       ion_dbg_cell_by_name(f, r, "devices"));
+	holders_print(&v->hs, strtoul(ino, NULL, 10));
+	putchar('\n');
+}
+
+static void show_buffer_row(const char *heap, const struct ion_dbg_file *f,
+			    size_t r, const struct view *v)
+{
+	int first = v->first;
 	char b[32];
 
 	if (json) {
@@ -159,7 +182,16 @@ static void show_buffer_row(const char *heap, const struct ion_dbg_file *f,
 		json_kv(1, "heap", heap);
 		for (unsigned int c = 0; c < ion_dbg_ncols(f); c++)
 			json_kv(0, ion_dbg_col(f, c), ion_dbg_cell(f, r, c));
+		if (v->what & BUFFERS_HOLDERS) {
+			printf(", \"holders\": ");
+			holders_print(&v->hs, strtoul(ion_dbg_cell_by_name(f,
+						r, "ino"), NULL, 10));
+		}
 		printf("}");
+		return;
+	}
+	if (v->what & BUFFERS_HOLDERS) {
+		show_holders_row(heap, f, r, v);
 		return;
 	}
 	if (first)
@@ -182,16 +214,21 @@ static void show_buffers(const char *heap, const struct ion_dbg_file *f,
 	if (v->heap && strcmp(v->heap, heap))
 		return;
 	for (size_t r = 0; r < ion_dbg_nrows(f); r++) {
-		show_buffer_row(heap, f, r, v->first);
+		if ((v->what & BUFFERS_ORPHANS) &&
+		    strcmp(ion_dbg_cell_by_name(f, r, "orphan"), "1"))
+			continue;
+		show_buffer_row(heap, f, r, v);
 		v->first = 0;
 	}
 }
 
-int cmd_buffers(const char *heap)
+int cmd_buffers(const char *heap, unsigned int what)
 {
-	struct view v = { .sub = "heaps", .show = show_buffers, .heap = heap };
+	struct view v = { .sub = "heaps", .show = show_buffers, .heap = heap,
+			  .what = what };
 	char path[512];
 	struct stat st;
+	int ret;
 
 	if (heap) {
 		snprintf(path, sizeof(path), "%s/heaps/%s", dbgdir, heap);
@@ -203,7 +240,17 @@ int cmd_buffers(const char *heap)
 			return EXIT_USAGE;
 		}
 	}
-	return run_view(&v);
+	if (what & BUFFERS_HOLDERS) {
+		ret = holders_scan(&v.hs);
+		if (ret) {
+			fprintf(stderr, "ionctl: /proc: %s\n", strerror(-ret));
+			holders_free(&v.hs);
+			return EXIT_FAIL;
+		}
+	}
+	ret = run_view(&v);
+	holders_free(&v.hs);
+	return ret;
 }
 
 /* One row of the quota file: heap, kind (uid/client), who, bytes, limit. */
