@@ -94,8 +94,11 @@ KAPIDIR ?= $(PREFIX)/src/ion
 # all a module of another tree needs.
 KAPI_STAGE := $(BUILD)/kapi
 
+# Tool NAME is tools/NAME.c, plus every tools/NAME/*.c when that
+# directory exists (ionctl: one file per group of commands).
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
+tool_srcs = tools/$(1).c $(wildcard tools/$(1)/*.c)
 
 # Guest test programs (tests/README.md).  Program NAME is
 # tests/guest/NAME.c, plus every tests/guest/NAME/*.c when that directory
@@ -234,9 +237,15 @@ install-kapi:
 	install -m 0644 $(UAPI_HDRS) $(DESTDIR)$(KAPIDIR)/include/uapi/linux/
 	install -m 0644 $(MODSRC)/kernel/Module.symvers $(DESTDIR)$(KAPIDIR)/
 
-$(BUILD)/bin/%: tools/%.c $(LIBION_A)
-	@mkdir -p $(@D)
-	$(CC) $(DIST_CFLAGS) -o $@ $< $(TOOL_LINK) -lpthread
+# $(1): tool name.
+define tool_prog
+$(BUILD)/bin/$(1): $(call tool_srcs,$(1)) $(wildcard tools/$(1)/*.h) \
+		$(LIB_DEPS) $(LIBION_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(DIST_CFLAGS) -o $$@ $(call tool_srcs,$(1)) $$(TOOL_LINK) \
+		-lpthread
+endef
+$(foreach t,$(TOOL_SRCS:tools/%.c=%),$(eval $(call tool_prog,$(t))))
 
 # Guest programs: every object has a compiler-written dependency file
 # (-MMD -MP), so editing any header rebuilds exactly the objects that

@@ -33,6 +33,7 @@ install -m 0755 "${BUSYBOX:-$(command -v busybox)}" "$root/bin/busybox"
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/runner" "$root/bin/rig-runner"
 install -m 0644 "$top/scripts/guest/rig-lib.sh" "$root/etc/rig-lib.sh"
+install -m 0644 "$top/scripts/guest/tool-lib.sh" "$root/etc/tool-lib.sh"
 # The udev rules make install ships: node_access checks what they grant.
 install -D -m 0644 "$top/udev/60-ion.rules" "$root/etc/udev/rules.d/60-ion.rules"
 

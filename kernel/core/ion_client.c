@@ -237,6 +237,7 @@ static void ion_client_release(struct kref *ref)
 	xa_destroy(&client->handles);
 	mutex_destroy(&client->lock);
 	put_pid(client->pid);
+	WRITE_ONCE(client->owner->gone, true);
 	ion_owner_put(client->owner);
 	kfree(client);
 }

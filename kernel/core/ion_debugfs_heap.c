@@ -50,7 +50,7 @@ static void ion_heap_show_header(struct seq_file *s, void *obj)
 	if (heap->ops->debug_show)
 		heap->ops->debug_show(heap, s);
 	seq_putc(s, '\n');
-	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\n");
+	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\torphan\tdevices\n");
 }
 
 /* Under &ion_device.stats_lock, which keeps @entry from being released. */
@@ -67,15 +67,17 @@ static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
 	r->attachments = READ_ONCE(buffer->attach_count);
 	strscpy(r->owner, buffer->owner->name, sizeof(r->owner));
 	ion_debugfs_buffer_name(buffer->dmabuf, r->name, sizeof(r->name));
+	r->orphan = READ_ONCE(buffer->owner->gone);
+	ion_dmabuf_devices(buffer, r->devices, sizeof(r->devices));
 }
 
 static void ion_heap_show(struct seq_file *s, const union ion_debugfs_rec *rec)
 {
 	const struct ion_debugfs_buffer *r = &rec->buffer;
 
-	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\n", r->id,
-		   r->ino, r->size, r->flags, r->owner, r->handles,
-		   r->attachments, r->name);
+	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\t%d\t%s\n",
+		   r->id, r->ino, r->size, r->flags, r->owner, r->handles,
+		   r->attachments, r->name, r->orphan, r->devices);
 }
 
 static const struct ion_debugfs_view ion_heap_view = {

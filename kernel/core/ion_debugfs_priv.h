@@ -14,6 +14,8 @@
 #include "ion_priv.h"
 
 #define ION_DEBUGFS_BATCH	16
+/* The devices column of heaps/<name>: longer lists end in "...". */
+#define ION_DEBUGFS_DEVICES_LEN	128
 
 /* A heap's buffer, as heaps/<name> shows it. */
 struct ion_debugfs_buffer {
@@ -25,6 +27,8 @@ struct ion_debugfs_buffer {
 	unsigned int attachments;
 	char owner[ION_CLIENT_NAME_LEN];
 	char name[DMA_BUF_NAME_LEN];
+	bool orphan;
+	char devices[ION_DEBUGFS_DEVICES_LEN];
 };
 
 /* A client's handle, as clients/<name> shows it. */

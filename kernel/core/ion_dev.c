@@ -30,8 +30,11 @@
  *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,
  *   which also creates and removes the nodes' devices under it.  Taken
  *   with no other core lock held.
- * - &ion_device.stats_lock (spinlock): all accounting and every heap's
- *   buffer list.  Innermost; never held across anything that sleeps.
+ * - &ion_device.stats_lock (spinlock): all accounting, every heap's
+ *   buffer list, and (with &ion_core_buffer.lock) each buffer's
+ *   attachment list, taken inside that mutex by attach and detach so that
+ *   debugfs can name the attached devices under the spinlock alone.
+ *   Innermost; never held across anything that sleeps.
  *
  * - the xa_lock of &ion_client.handles (spinlock), inside
  *   &ion_client.lock: stores and erases in the handle table together with

@@ -3,6 +3,7 @@
  * ion: the dma-buf side of a buffer - dma_buf_ops for importers, CPU
  * access, user and kernel mappings.
  */
+#include <linux/ctype.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
@@ -161,7 +162,9 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 		kfree(a);
 		return ret;
 	}
+	spin_lock(&ion_dev.stats_lock);
 	list_add_tail(&a->node, &buffer->attachments);
+	spin_unlock(&ion_dev.stats_lock);
 	WRITE_ONCE(buffer->attach_count, buffer->attach_count + 1);
 	mutex_unlock(&buffer->lock);
 
@@ -176,11 +179,50 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 	struct ion_attachment *a = attach->priv;
 
 	mutex_lock(&buffer->lock);
+	spin_lock(&ion_dev.stats_lock);
 	list_del(&a->node);
+	spin_unlock(&ion_dev.stats_lock);
 	WRITE_ONCE(buffer->attach_count, buffer->attach_count - 1);
 	mutex_unlock(&buffer->lock);
 	sg_free_table(&a->table);
 	kfree(a);
+}
+
+/**
+ * ion_dmabuf_devices() - the devices attached to a buffer, for debugfs
+ * @buffer: the buffer
+ * @buf:    where to write "<dev_name>(<driver>)" per attachment, comma
+ *	    separated, "-" for none, "..." at the end when @len is too short
+ * @len:    size of @buf, at least 4
+ *
+ * Context: &ion_device.stats_lock held (keeps the attachment list and its
+ * devices, which each attachment holds, from going).
+ */
+void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
+			size_t len)
+{
+	const struct device_driver *drv;
+	struct ion_attachment *a;
+	size_t n = 0;
+	int w;
+
+	lockdep_assert_held(&ion_dev.stats_lock);
+	strscpy(buf, "-", len);
+	list_for_each_entry(a, &buffer->attachments, node) {
+		drv = READ_ONCE(a->dev->driver);
+		w = snprintf(buf + n, len - n, "%s%s%s%s%s", n ? "," : "",
+			     dev_name(a->dev), drv ? "(" : "",
+			     drv ? drv->name : "", drv ? ")" : "");
+		if (n + w >= len - 3) {
+			strscpy(buf + min(n, len - 4), "...", 4);
+			break;
+		}
+		n += w;
+	}
+	for (; *buf; buf++) {
+		if (!isgraph(*buf))
+			*buf = '_';
+	}
 }
 
 /* Every mapping skips the CPU sync and is synced by hand (DOC). */

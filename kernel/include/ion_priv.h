@@ -180,7 +180,9 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @handle_count: clients holding a handle to this buffer
  * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr
  *		  and the lazy setup of @base.sg_table through map_dma
- * @attachments:  &struct ion_attachment of every attached device
+ * @attachments:  &struct ion_attachment of every attached device; changed
+ *		  under @lock and &ion_device.stats_lock both, so either is
+ *		  enough to walk it (debugfs walks it under the spinlock)
  * @attach_count: entries in @attachments (read locklessly by debugfs and
  *		  by the CPU access of an uncached buffer)
  * @kmap_count:	  users of the kernel mapping @vaddr
@@ -250,6 +252,9 @@ struct ion_client_heap_stat {
  * @heap_bytes: bytes of live buffers it allocated, per heap id, under
  *	  &ion_device.stats_lock (ion_quota.c): they count until freed,
  *	  whoever holds them
+ * @gone: the client has been released (its process exited or closed
+ *	  /dev/ion, or the driver destroyed it): its buffers still alive are
+ *	  orphans.  Set once, read locklessly (READ_ONCE) by debugfs.
  *
  * debugfs shows the owner of each buffer; sharing the name costs an
  * allocation a reference instead of a copy.
@@ -258,6 +263,7 @@ struct ion_owner {
 	refcount_t ref;
 	char name[ION_CLIENT_NAME_LEN];
 	bool kernel;
+	bool gone;
 	u64 heap_bytes[ION_NUM_HEAP_IDS];
 };
 
@@ -390,6 +396,8 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 extern const struct dma_buf_ops ion_dmabuf_ops;
 struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf);
 int ion_dmabuf_sync_fd(int fd);
+void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
+			size_t len);
 
 /* ion_client.c */
 struct ion_client *ion_client_get_user(struct ion_device *dev);

@@ -48,6 +48,10 @@ if modprobe vivid n_devs=2 allocators=0,1 node_types=0x1,0x1 num_inputs=1,1 &&
 			ionctl buffers --heap ion_carveout_heap;
 			echo "(OWNER: the camera allocated them; HANDLES: the viewer'"'"'s imports;";
 			echo " ATTACH: vivid-001'"'"'s device, attached by vb2-dma-contig)";
+			echo "--- ionctl buffers --heap ion_carveout_heap --holders";
+			ionctl buffers --heap ion_carveout_heap --holders;
+			echo "(DEVICES: vivid'"'"'s by name and driver; HOLDERS: the processes";
+			echo " holding each buffer'"'"'s dma-buf, by fd or mapping, from /proc)";
 			echo "--- ionctl clients"; ionctl clients;
 			echo "(the camera allocated through the fd ABI: it owns the";
 			echo " buffers but holds no handle; the viewer imported a handle each)";

@@ -124,6 +124,11 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		ht_release(tfd, si.slot);
 		goto out;
 	}
+	/* A dma-buf import that edu could map stays attached until released. */
+	if (mode == ION_TEST_MODE_DMABUF && !si.dma_err)
+		tap_ok(it_buffer_has_device(src, kh->name, "ion_test_edu") == 1,
+		       "%s %s %s: debugfs devices names edu, driver ion_test_edu",
+		       kh->name, cname, ht_mode_name(mode));
 	if (si.dma_err || di.dma_err) {
 		/* Only acceptable reason: out of edu's reach without IOMMU. */
 		int why = si.dma_err ? si.dma_err : di.dma_err;

@@ -17,142 +17,11 @@
 # table would: every view must list them all.  `quota` shows each
 # holder's usage against a client limit, as debugfs's quota file does.
 . /etc/rig-lib.sh
+. /etc/tool-lib.sh
 
 D=/sys/kernel/debug/ion
 SYS=ion_system_heap
-T=/tmp/tool_ionctl.$$
-mkdir -p $T
-holders=""
-cleanup() {
-	for p in $holders; do kill -TERM "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf $T
-}
-trap cleanup EXIT
-
-# run <args...>: ionctl's stdout in $T/out, stderr in $T/err, status in $rc.
-run() {
-	ionctl "$@" > $T/out 2> $T/err
-	rc=$?
-}
-
-# expect_rc <want> <case>: the last run exited with <want>.
-expect_rc() {
-	want=$1
-	shift
-	if [ "$rc" = "$want" ]; then
-		ok "$*"
-	else
-		diag "exit status $rc, want $want; stderr: $(head -c 300 $T/err)"
-		not_ok "$*"
-	fi
-}
-
-# check_eq <case> <got> <want>: the case passes when got equals want.
-check_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		diag "got '$2', want '$3'"
-		not_ok "$1"
-	fi
-}
-
-# json_valid <file>: the file is one JSON value (RFC 8259 grammar, no
-# escapes checked beyond \x), nothing after it.
-json_valid() {
-	awk '
-	function ws() { while (pos <= n && index(" \t\r\n", substr(s, pos, 1))) pos++ }
-	function str(   c) {
-		if (substr(s, pos, 1) != "\"") return 0
-		pos++
-		while (pos <= n) {
-			c = substr(s, pos, 1)
-			if (c == "\\") pos += 2
-			else if (c == "\"") { pos++; return 1 }
-			else pos++
-		}
-		return 0
-	}
-	function val(   c, r) {
-		ws()
-		c = substr(s, pos, 1)
-		if (c == "{") return items("}", 1)
-		if (c == "[") return items("]", 0)
-		if (c == "\"") return str()
-		r = substr(s, pos)
-		if (match(r, /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) {
-			pos += RLENGTH
-			return 1
-		}
-		if (substr(r, 1, 4) == "true" || substr(r, 1, 4) == "null") { pos += 4; return 1 }
-		if (substr(r, 1, 5) == "false") { pos += 5; return 1 }
-		return 0
-	}
-	# An object (keyed: "key": value members) or an array, up to end.
-	function items(end, keyed,   c) {
-		pos++
-		ws()
-		if (substr(s, pos, 1) == end) { pos++; return 1 }
-		for (;;) {
-			if (keyed) {
-				ws()
-				if (!str()) return 0
-				ws()
-				if (substr(s, pos, 1) != ":") return 0
-				pos++
-			}
-			if (!val()) return 0
-			ws()
-			c = substr(s, pos, 1)
-			pos++
-			if (c == end) return 1
-			if (c != ",") return 0
-		}
-	}
-	{ s = s $0 "\n" }
-	END {
-		n = length(s)
-		pos = 1
-		good = val()
-		ws()
-		exit !(good && pos > n)
-	}' "$1"
-}
-
-# json_obj <file> <"key": value>: the JSON objects (one per line, without
-# braces) that contain that exact member.
-json_obj() {
-	tr '{}' '\n\n' < "$1" | grep -E "(^|, )$2(,|\$)"
-}
-
-# json_get <line> <key>: the raw value of "key" in an object line.
-json_get() {
-	echo "$1" | sed -nE "s/.*\"$2\": (\"[^\"]*\"|[^,}]*).*/\1/p" | head -n1
-}
-
-# dfs_key <file> <key>: a "key: value" line of a debugfs file.
-dfs_key() { sed -n "s/^$2: //p" "$1" | head -n1; }
-
-# dfs_cell <file> <column> <value> <column2>: column2 of the table row
-# whose column reads value.
-dfs_cell() {
-	awk -F'\t' -v k="$2" -v v="$3" -v c="$4" '
-		!t { if ($0 == "") t = 1; next }
-		t == 1 { for (i = 1; i <= NF; i++) h[$i] = i; t = 2; next }
-		$h[k] == v { print $h[c]; exit }' "$1"
-}
-
-# wait_for <file> <pattern>: until the file has a matching line (a hang
-# guard of 30 s, not a timing check).
-wait_for() {
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "$2" "$1"
-}
+tool_scratch tool_ionctl
 
 # ---- --help and usage -------------------------------------------------------
 run --help
@@ -212,7 +81,7 @@ stat0=$(dfs_key $D/summary bytes)
 buf0=$(dfs_key $D/summary buffers)
 ionctl alloc --heap $SYS --size 8M --cached --hold > $T/hold1 2>&1 &
 p1=$!
-holders="$p1"
+pids="$p1"
 if wait_for $T/hold1 '^holding'; then
 	ok "alloc --heap $SYS --size 8M --cached --hold: allocates and holds"
 else
@@ -264,7 +133,7 @@ check_eq "--json buffers: the held buffer: heap, buffer id, size 8388608, flags,
 # A second holder, uncached, sized 1.5M, allocated with --json.
 ionctl --json alloc --heap $SYS --size 1.5M --hold > $T/hold2 2>&1 &
 p2=$!
-holders="$p1 $p2"
+pids="$p1 $p2"
 wait_for $T/hold2 '"ino"'
 check "--json alloc --hold is valid JSON" json_valid $T/hold2
 o=$(cat $T/hold2)
@@ -331,7 +200,7 @@ wait $p1
 r1=$?
 wait $p2
 r2=$?
-holders=""
+pids=""
 check_eq "alloc --hold: SIGTERM ends both holders with status 0" "$r1 $r2" "0 0"
 run --json buffers
 check "--json buffers: neither held buffer left" \
@@ -349,7 +218,7 @@ check "debugfs: no client file of either holder left" \
 n=4500
 ionctl alloc --heap $SYS --size 4K --count $n --hold > $T/hold3 2>&1 &
 p3=$!
-holders="$p3"
+pids="$p3"
 if wait_for $T/hold3 '^holding'; then
 	ok "alloc --count $n --hold: allocates $n buffers and holds them"
 else
@@ -371,7 +240,7 @@ check_eq "--json buffers: all $n objects of ionctl-$p3" \
 kill -TERM $p3
 wait $p3
 r3=$?
-holders=""
+pids=""
 check_eq "alloc --count --hold: SIGTERM ends the holder with status 0" "$r3" 0
 check_eq "stat: buffers back to $buf0 after the $n are freed" \
 	"$(dfs_key $D/summary buffers)" "$buf0"

@@ -395,6 +395,9 @@ int iv_queue_streamon(struct iv_queue *q)
 		tap_diag("attachments of a queued buffer: %d", att);
 	tap_ok(att == want, "%s %s: debugfs attachments of a queued buffer is %d",
 	       q->dir, q->what, want);
+	tap_ok(it_buffer_has_device(q->bufs[0].fd, q->heap->name, "vivid") ==
+	       want, "%s %s: debugfs devices of a queued buffer %s vivid",
+	       q->dir, q->what, want ? "names" : "does not name");
 	return 1;
 }
 

@@ -216,6 +216,36 @@ long long it_buffer_num(int buf_fd, const char *heap, const char *col)
 	return it_buffer_num_ino(it_ino(buf_fd), heap, col);
 }
 
+int it_buffer_has_device(int buf_fd, const char *heap, const char *name)
+{
+	char want[64], s[32], *list, *item, *save;
+	const char *v;
+	struct it_dfs d;
+	int ret = -1;
+
+	if (it_dfs_load_heap(&d, heap))
+		return -1;
+	snprintf(s, sizeof(s), "%lu", it_ino(buf_fd));
+	snprintf(want, sizeof(want), "(%s)", name);
+	v = it_dfs_cell(&d, it_dfs_find(&d, "ino", s), "devices");
+	list = v ? strdup(v) : NULL;
+	for (item = list ? strtok_r(list, ",", &save) : NULL; item;
+	     item = strtok_r(NULL, ",", &save)) {
+		size_t l = strlen(item), k = strlen(want);
+
+		if (!strcmp(item, name) ||
+		    (l > k && !strcmp(item + l - k, want)))
+			ret = 1;
+	}
+	if (list && ret < 0) {
+		tap_diag("%s: devices of ino %s: %s, no %s", heap, s, v, want);
+		ret = 0;
+	}
+	free(list);
+	it_dfs_free(&d);
+	return ret;
+}
+
 int it_buffer_in_heap(int buf_fd, const char *heap)
 {
 	return it_buffer_num(buf_fd, heap, "ino") >= 0;
