@@ -137,13 +137,30 @@ static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
 	return 0;
 }
 
+/* Build @a's own table from the buffer's backing (backing it if need be). */
+static int ion_attachment_table(struct ion_core_buffer *buffer,
+				struct ion_attachment *a)
+{
+	struct sg_table *sgt;
+
+	lockdep_assert_held(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	return ion_sg_table_dup(sgt, &a->table, a->dev);
+}
+
+/*
+ * A heap with an attach op sees the device first and may refuse it; while
+ * such a heap's buffer has no backing, the table waits for the first map.
+ */
 static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 			     struct dma_buf_attachment *attach)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
 	struct ion_attachment *a;
-	struct sg_table *sgt;
-	int ret;
+	int ret = 0;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -151,33 +168,43 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	a->dev = attach->dev;
 
 	mutex_lock(&buffer->lock);
-	sgt = __ion_buffer_sg_table(buffer);
-	if (IS_ERR(sgt))
-		ret = PTR_ERR(sgt);
-	else
-		ret = ion_sg_table_dup(sgt, &a->table, a->dev);
-	if (ret) {
-		mutex_unlock(&buffer->lock);
-		kfree(a);
-		return ret;
+	if (heap->ops->attach) {
+		ret = heap->ops->attach(heap, &buffer->base, a->dev);
+		if (ret)
+			goto err_unlock;
 	}
+	if (buffer->base.sg_table || !heap->ops->attach)
+		ret = ion_attachment_table(buffer, a);
+	if (ret)
+		goto err_heap_detach;
 	list_add_tail(&a->node, &buffer->attachments);
 	WRITE_ONCE(buffer->attach_count, buffer->attach_count + 1);
 	mutex_unlock(&buffer->lock);
 
 	attach->priv = a;
 	return 0;
+
+err_heap_detach:
+	if (heap->ops->detach)
+		heap->ops->detach(heap, &buffer->base, a->dev);
+err_unlock:
+	mutex_unlock(&buffer->lock);
+	kfree(a);
+	return ret;
 }
 
 static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
 	struct ion_attachment *a = attach->priv;
 
 	mutex_lock(&buffer->lock);
 	list_del(&a->node);
 	WRITE_ONCE(buffer->attach_count, buffer->attach_count - 1);
+	if (heap->ops->detach)
+		heap->ops->detach(heap, &buffer->base, a->dev);
 	mutex_unlock(&buffer->lock);
 	sg_free_table(&a->table);
 	kfree(a);
@@ -189,8 +216,14 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 {
 	struct ion_core_buffer *buffer = attach->dmabuf->priv;
 	struct ion_attachment *a = attach->priv;
-	int ret;
+	int ret = 0;
 
+	mutex_lock(&buffer->lock);
+	if (!a->table.sgl)
+		ret = ion_attachment_table(buffer, a);
+	mutex_unlock(&buffer->lock);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
@@ -253,7 +286,11 @@ static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
+	int ret;
 
+	ret = ion_buffer_back_lazy(buffer);
+	if (ret)
+		return ret;
 	ion_dmabuf_sync_cpu_access(buffer, true);
 	if (heap->ops->begin_cpu_access)
 		return heap->ops->begin_cpu_access(heap, &buffer->base, dir);

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_auto_edu: the auto heap (delayed allocation).  A buffer is backed
+ * at its first use, from the constraints of the devices attached then:
+ *
+ * - allocated and never used, it holds no memory (debugfs, MemFree);
+ * - first used by the CPU (mmap), it gets the system heap's kind of
+ *   backing, zeroed;
+ * - first used by QEMU's edu (28-bit DMA mask on x86) without an IOMMU,
+ *   it lies below edu's mask in one contiguous range (physical addresses
+ *   through ion_test), zeroed, and an edu round trip is data-checked; no
+ *   swiotlb slot is used for it (the high-water mark stays 0 in the plain
+ *   boot), where a system-heap buffer beside it is out of edu's reach
+ *   (ERANGE) or bounced;
+ * - ion_test's probe device (64-bit mask) and edu attached together: the
+ *   smaller mask wins;
+ * - edu attaching late to a scattered CPU-first buffer is refused with
+ *   ERANGE (never moved, never bounced), and debugfs says why;
+ * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
+ *   chunks and the round trip still works;
+ * - commit_pct bounds what live buffers may promise.
+ *
+ * The rig runs it in the plain, IOMMU and swiotlb=force boots (its name
+ * matches both patterns).
+ */
+#include "heap_util.h"
+
+#define AUTO		ION_AUTO_HEAP_NAME
+#define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
+#define LEN		(64 * 1024)
+#define SRC_OFF		8192
+#define DST_OFF		12288
+#define XFER		ION_TEST_MAX_XFER
+#define HIWATER		"/sys/kernel/debug/swiotlb/io_tlb_used_hiwater"
+
+static int bounced;
+
+static long long auto_num(const char *key)
+{
+	return it_heap_num(AUTO, key);
+}
+
+static int auto_alloc(int ion, size_t len, unsigned int flags)
+{
+	return ht_alloc(ion, len, 0, ION_HEAP_AUTO_ID, flags);
+}
+
+static void heap_case(const struct it_heaps *hs)
+{
+	const struct ion_heap_data *h = it_heap_find(hs, AUTO);
+
+	tap_ok(h && h->heap_id == ION_HEAP_AUTO_ID &&
+	       h->type == ION_HEAP_TYPE_AUTO,
+	       "HEAP_QUERY lists the auto heap, id %d, type %d",
+	       ION_HEAP_AUTO_ID, ION_HEAP_TYPE_AUTO);
+	tap_ok(access("/dev/dma_heap/ion-auto", F_OK) == 0,
+	       "/dev/dma_heap/ion-auto exists");
+}
+
+/* A never-used buffer holds no memory. */
+static void unused_case(int ion)
+{
+	const size_t len = 128 << 20;
+	long long free0, free1, backed0 = auto_num("auto_backed_bytes");
+	int buf;
+
+	free0 = ht_meminfo("MemFree");
+	buf = auto_alloc(ion, len, ION_FLAG_CACHED);
+	if (!tap_ok(buf >= 0, "128 MiB auto buffer allocated"))
+		return;
+	free1 = ht_meminfo("MemFree");
+	tap_diag("MemFree %lld -> %lld KiB, committed %lld, backed %lld",
+		 free0 >> 10, free1 >> 10, auto_num("auto_committed_bytes"),
+		 auto_num("auto_backed_bytes"));
+	tap_ok(auto_num("auto_backed_bytes") == backed0,
+	       "never used: debugfs auto_backed_bytes unchanged");
+	tap_ok(auto_num("auto_committed_bytes") >= (long long)len,
+	       "never used: debugfs counts it as committed");
+	tap_ok(free0 - free1 < (long long)len / 4,
+	       "never used: MemFree drops by less than a quarter of its size");
+	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
+	       "listed in the auto heap's debugfs file");
+	close(buf);
+}
+
+/* CPU first: system backing, zeroed; edu attaching late is refused. */
+static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
+			   const char *cname, unsigned int flags)
+{
+	const size_t len = (1 << 20) + LEN;	/* two chunks at least */
+	long long sys0 = auto_num("auto_backed_system");
+	struct ion_test_import imp;
+	unsigned char *p;
+	int buf, ret;
+
+	buf = ht_alloc_map(ion, len, ION_HEAP_AUTO_ID, flags, &p);
+	if (!tap_ok(buf >= 0, "%s: CPU-first buffer allocated and mapped",
+		    cname))
+		return;
+	tap_ok(it_check_zero(p, len) < 0, "%s: CPU first: zeroed", cname);
+	it_fill(p, len, 7);
+	ht_cpu_end(buf);
+	tap_ok(auto_num("auto_backed_system") == sys0 + 1,
+	       "%s: CPU first: system backing (debugfs)", cname);
+	if (!info->has_edu) {
+		tap_skip("late edu attach", "no edu device");
+		goto out;
+	}
+	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
+	if (!tap_ok(!ret, "%s: late edu import", cname))
+		goto out;
+	tap_diag("late edu attach: %s", strerror(-imp.dma_err));
+	if (info->iommu)
+		tap_ok(!imp.dma_err,
+		       "%s: late edu attach behind an IOMMU fits", cname);
+	else
+		tap_ok(imp.dma_err == -ERANGE,
+		       "%s: late edu attach to scattered memory: ERANGE",
+		       cname);
+	ht_release(tfd, imp.slot);
+	ht_cpu_begin(buf);
+	tap_ok(it_check(p, len, 7) < 0,
+	       "%s: contents untouched after the late attach", cname);
+out:
+	munmap(p, len);
+	close(buf);
+}
+
+static long long hiwater(void)
+{
+	char *s = NULL;
+	long long v = -1;
+
+	if (it_read_file(HIWATER, &s) >= 0)
+		v = strtoll(s, NULL, 10);
+	free(s);
+	return v;
+}
+
+/* Import @buf for edu in @mode and check where its memory lies. */
+static int edu_import(int tfd, int buf, unsigned int mode,
+		      const struct ion_test_info *info, const char *what,
+		      struct ion_test_import *imp)
+{
+	unsigned long long top = 1ULL << info->dma_bits;
+
+	if (!tap_ok(!ht_import(tfd, buf, mode, imp) && !imp->dma_err,
+		    "%s: mapped for edu", what)) {
+		tap_diag("dma_err %d", imp->dma_err);
+		return -1;
+	}
+	tap_diag("%s: phys 0x%llx..0x%llx, dma 0x%llx, %u segment(s)", what,
+		 imp->cpu_phys, imp->phys_end, imp->dma_addr, imp->dma_segs);
+	if (info->iommu)
+		return 0;
+	tap_ok(imp->phys_end && imp->phys_end <= top,
+	       "%s: all of it below edu's %u-bit mask", what, info->dma_bits);
+	tap_ok(imp->dma_segs == 1, "%s: one contiguous segment", what);
+	return 0;
+}
+
+/* edu first: round trip, data checked, zeroed, no bounce. */
+static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
+			   const char *cname, unsigned int flags,
+			   unsigned int mode)
+{
+	const char *how = mode == ION_TEST_MODE_PROBE_EDU ?
+			  "probe (64-bit) and edu" : "edu first";
+	struct ion_test_import si, di;
+	struct ion_test_dma d;
+	unsigned char *s = NULL, *t = NULL;
+	char what[96];
+	long long hw0;
+	int src, dst, ok = 0;
+
+	src = auto_alloc(ion, LEN, flags);
+	dst = auto_alloc(ion, LEN, flags);
+	if (!tap_ok(src >= 0 && dst >= 0, "%s %s: allocate", cname, how))
+		goto out;
+	hw0 = bounced ? -1 : hiwater();
+	if (hw0 > 0)
+		ht_write_str(HIWATER, "0", 0);
+	snprintf(what, sizeof(what), "%s %s: source", cname, how);
+	if (edu_import(tfd, src, mode, info, what, &si))
+		goto out;
+	snprintf(what, sizeof(what), "%s %s: destination", cname, how);
+	if (edu_import(tfd, dst, mode, info, what, &di))
+		goto out_src;
+	s = ht_map(src, LEN);
+	t = ht_map(dst, LEN);
+	if (!tap_ok(s && t, "%s %s: mmap after the first use", cname, how))
+		goto out_dst;
+	ht_cpu_begin(src);
+	tap_ok(it_check_zero(s, LEN) < 0, "%s %s: zeroed", cname, how);
+	it_fill(s, LEN, 11);
+	ht_cpu_end(src);
+	memset(&d, 0, sizeof(d));
+	d.src_slot = si.slot;
+	d.dst_slot = di.slot;
+	d.src_off = SRC_OFF;
+	d.dst_off = DST_OFF;
+	d.len = XFER;
+	if (!it_ioctl(tfd, ION_TEST_IOC_DMA, &d)) {
+		ht_cpu_begin(dst);
+		ok = it_check_zero(t, DST_OFF) < 0 &&
+		     !memcmp(t + DST_OFF, s + SRC_OFF, XFER) &&
+		     it_check_zero(t + DST_OFF + XFER,
+				   LEN - DST_OFF - XFER) < 0;
+		ht_cpu_end(dst);
+	}
+	tap_ok(ok, "%s %s: edu round trip, data checked", cname, how);
+	if (bounced)
+		tap_skip("no bounce", "swiotlb=force bounces everything");
+	else if (hw0 < 0)
+		tap_skip("no bounce", "no swiotlb in this boot");
+	else
+		tap_ok(hiwater() == 0, "%s %s: no swiotlb slot used", cname,
+		       how);
+out_dst:
+	ht_release(tfd, di.slot);
+out_src:
+	ht_release(tfd, si.slot);
+out:
+	if (s)
+		munmap(s, LEN);
+	if (t)
+		munmap(t, LEN);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+}
+
+/* A system-heap buffer for edu, as today: beyond the mask, ERANGE. */
+static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
+{
+	struct ion_test_import imp;
+	unsigned char *p;
+	int buf;
+
+	buf = ht_alloc_map(ion, LEN, ION_HEAP_TYPE_SYSTEM, ION_FLAG_CACHED,
+			   &p);
+	if (!tap_ok(buf >= 0, "system heap buffer beside"))
+		return;
+	ht_cpu_end(buf);
+	if (!ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
+		tap_diag("system heap: phys 0x%llx, edu: %s", imp.cpu_phys,
+			 imp.dma_err ? strerror(-imp.dma_err) : "mapped");
+		if (info->iommu || bounced)
+			tap_ok(!imp.dma_err,
+			       "system heap beside: mapped (IOMMU or bounced)");
+		else
+			tap_ok(!imp.dma_err || imp.dma_err == -ERANGE,
+			       "system heap beside: ERANGE when beyond the mask (%s)",
+			       imp.dma_err ? "it was" : "it was not");
+		ht_release(tfd, imp.slot);
+	}
+	munmap(p, LEN);
+	close(buf);
+}
+
+/* commit_pct bounds the bytes live buffers promise. */
+static void commit_case(int ion)
+{
+	const char *param = "/sys/module/ion/parameters/commit_pct";
+	int buf;
+
+	if (ht_write_str(param, "1", 0)) {
+		tap_skip("commit_pct", "parameter not writable");
+		return;
+	}
+	buf = auto_alloc(ion, 256 << 20, ION_FLAG_CACHED);
+	it_expect(buf < 0 ? buf : 0, ENOMEM,
+		  "commit_pct=1: a 256 MiB auto buffer is refused");
+	if (buf >= 0)
+		close(buf);
+	ht_write_str(param, "100", 0);
+}
+
+int main(void)
+{
+	struct ion_test_info info;
+	struct it_totals tot;
+	struct it_heaps hs;
+	char *cmdline = NULL;
+	unsigned int m;
+	int ion, tfd;
+
+	it_read_file("/proc/cmdline", &cmdline);
+	bounced = cmdline && strstr(cmdline, "swiotlb=force");
+	free(cmdline);
+	ion = it_setup(&hs);
+	if (!it_heap_find(&hs, AUTO)) {
+		tap_skip("auto heap", "not registered");
+		return tap_exit();
+	}
+	it_totals_get(&tot);
+	tfd = ht_test_open();
+	if (tfd < 0 || ht_test_info(tfd, &info)) {
+		tap_ok(0, "open /dev/ion_test");
+		return tap_exit();
+	}
+	tap_diag("edu %s, %u-bit mask, %s", info.has_edu ? "present" : "absent",
+		 info.dma_bits, info.iommu ? "IOMMU" : "direct");
+	heap_case(&hs);
+	unused_case(ion);
+	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++) {
+		const char *cname = ht_cache_modes[m].name;
+		unsigned int flags = ht_cache_modes[m].flags;
+
+		cpu_first_case(ion, tfd, &info, cname, flags);
+		if (!info.has_edu) {
+			tap_skip("edu first", "no edu device");
+			continue;
+		}
+		edu_first_case(ion, tfd, &info, cname, flags,
+			       ION_TEST_MODE_EDU_FIRST);
+		edu_first_case(ion, tfd, &info, cname, flags,
+			       ION_TEST_MODE_PROBE_EDU);
+	}
+	if (info.has_edu)
+		system_side_case(ion, tfd, &info);
+	commit_case(ion);
+	tap_diag("last failure: auto_failures %lld",
+		 auto_num("auto_failures"));
+	close(tfd);
+	close(ion);
+	it_totals_back(&tot, "every buffer freed");
+	return tap_exit();
+}
