@@ -77,9 +77,11 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  * @map_dma:	     optional.  Return the sg table of CPU pages describing
  *		     the buffer, for heaps that build it on demand; the core
  *		     calls it once, under the buffer's lock, at the first use
- *		     that needs memory (the first map of an attachment, mmap,
- *		     vmap, begin_cpu_access, a kernel client's sg table,
- *		     ion_phys) and keeps the result until @unmap_dma.  A
+ *		     that needs memory (the first map of an attachment, the
+ *		     first fault of a user mapping (or mmap, for a buffer
+ *		     that is not deferred), vmap, begin_cpu_access, a
+ *		     kernel client's sg table, ion_phys) and keeps the
+ *		     result until @unmap_dma.  A
  *		     deferred heap (one with @attach that sets no sg table in
  *		     @allocate) chooses the backing here, from what @attach
  *		     recorded.

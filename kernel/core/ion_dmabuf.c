@@ -21,7 +21,9 @@
  * DOC: dma-buf
  *
  * Every buffer is one dma-buf (exporter name "ion").  Each attachment gets
- * its own copy of the buffer's sg table, so each device has its own DMA
+ * its own copy of the buffer's sg table (made at attach, or at the first
+ * map while a deferred heap's buffer has no backing yet: the heap's attach
+ * op has then only recorded the device), so each device has its own DMA
  * addresses, with the chunks split into segments the device takes (its
  * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
@@ -46,7 +48,10 @@
  *
  * User mappings are write-combined for uncached buffers.  Without a heap
  * map_user op the pages of the sg table are remapped chunk by chunk,
- * starting vm_pgoff pages into the buffer, and never past its end.  Kernel
+ * starting vm_pgoff pages into the buffer, and never past its end.  A
+ * deferred heap's buffer mapped before its first use is not backed by
+ * the mmap: its first page fault is the first use, and pages are then
+ * inserted one by one as they are touched.  Kernel
  * mappings (vmap) are counted and shared with ion_map_kernel().
  */
 
@@ -345,6 +350,49 @@ static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
 	return -EINVAL;
 }
 
+/*
+ * A deferred buffer mapped before its first use: backed at the first
+ * fault (as the first use, through map_dma), then each page inserted as
+ * it is touched.  The VMA's file is the dma-buf's, which keeps the buffer.
+ */
+static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
+{
+	struct ion_core_buffer *buffer = vmf->vma->vm_private_data;
+	unsigned long pgoff = vmf->pgoff, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+
+	sgt = ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return vmf_error(PTR_ERR(sgt));
+	for_each_sgtable_sg(sgt, sg, i) {
+		n = sg->length >> PAGE_SHIFT;
+		if (pgoff < n)
+			return vmf_insert_pfn(vmf->vma, vmf->address,
+					      page_to_pfn(sg_page(sg)) + pgoff);
+		pgoff -= n;
+	}
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
+	.fault = ion_dmabuf_fault,
+};
+
+/* Is @buffer a deferred heap's, still waiting for its first use? */
+static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
+{
+	bool waiting;
+
+	if (!buffer->base.heap->ops->attach)
+		return false;
+	mutex_lock(&buffer->lock);
+	waiting = !buffer->base.sg_table;
+	mutex_unlock(&buffer->lock);
+	return waiting;
+}
+
 static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
@@ -356,6 +404,13 @@ static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!ion_buffer_cached(buffer))
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (ion_buffer_waiting(buffer)) {
+		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
+			     VM_DONTDUMP);
+		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;
+		vma->vm_private_data = buffer;
+		return 0;
+	}
 	if (heap->ops->map_user)
 		return heap->ops->map_user(heap, &buffer->base, vma);
 	return ion_dmabuf_mmap_pages(buffer, vma);

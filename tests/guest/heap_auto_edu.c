@@ -4,6 +4,7 @@
  * at its first use, from the constraints of the devices attached then:
  *
  * - allocated and never used, it holds no memory (debugfs, MemFree);
+ *   mmap alone does not back it, its first fault does;
  * - first used by the CPU (mmap), it gets the system heap's kind of
  *   backing, zeroed;
  * - first used by QEMU's edu (28-bit DMA mask on x86) without an IOMMU,
@@ -14,6 +15,9 @@
  *   (ERANGE) or bounced;
  * - ion_test's probe device (64-bit mask) and edu attached together: the
  *   smaller mask wins;
+ * - in the plain x86 boot the low 256 MiB are first filled with held
+ *   system-heap buffers (until the page allocator gives one above edu's
+ *   mask), so "below the mask" is a choice ion made, not luck;
  * - edu attaching late to a scattered CPU-first buffer is refused with
  *   ERANGE (never moved, never bounced), and debugfs says why;
  * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
@@ -62,6 +66,7 @@ static void unused_case(int ion)
 {
 	const size_t len = 128 << 20;
 	long long free0, free1, backed0 = auto_num("auto_backed_bytes");
+	unsigned char *p;
 	int buf;
 
 	free0 = ht_meminfo("MemFree");
@@ -80,6 +85,15 @@ static void unused_case(int ion)
 	       "never used: MemFree drops by less than a quarter of its size");
 	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
 	       "listed in the auto heap's debugfs file");
+	p = ht_map(buf, len);
+	tap_ok(p && auto_num("auto_backed_bytes") == backed0,
+	       "mmap alone backs nothing");
+	if (p) {
+		p[len - 1] = 1;
+		tap_ok(auto_num("auto_backed_bytes") == backed0 + (long long)len,
+		       "the first fault backs it");
+		munmap(p, len);
+	}
 	close(buf);
 }
 
@@ -169,14 +183,18 @@ static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
 	struct ion_test_import si, di;
 	struct ion_test_dma d;
 	unsigned char *s = NULL, *t = NULL;
-	char what[96];
-	long long hw0;
+	const char *kind = info->iommu && mode == ION_TEST_MODE_EDU_FIRST ?
+			   "scattered" : "contiguous";
+	char what[96], key[64];
+	long long hw0, n0;
 	int src, dst, ok = 0;
 
 	src = auto_alloc(ion, LEN, flags);
 	dst = auto_alloc(ion, LEN, flags);
 	if (!tap_ok(src >= 0 && dst >= 0, "%s %s: allocate", cname, how))
 		goto out;
+	snprintf(key, sizeof(key), "auto_backed_%s", kind);
+	n0 = auto_num(key);
 	hw0 = bounced ? -1 : hiwater();
 	if (hw0 > 0)
 		ht_write_str(HIWATER, "0", 0);
@@ -186,6 +204,8 @@ static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
 	snprintf(what, sizeof(what), "%s %s: destination", cname, how);
 	if (edu_import(tfd, dst, mode, info, what, &di))
 		goto out_src;
+	tap_ok(auto_num(key) == n0 + 2, "%s %s: %s backing (%s; debugfs)",
+	       cname, how, kind, info->iommu ? "IOMMU" : "direct");
 	s = ht_map(src, LEN);
 	t = ht_map(dst, LEN);
 	if (!tap_ok(s && t, "%s %s: mmap after the first use", cname, how))
@@ -231,31 +251,83 @@ out:
 		close(dst);
 }
 
-/* A system-heap buffer for edu, as today: beyond the mask, ERANGE. */
-static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
+#define HOLD_MAX	512
+
+static int held[HOLD_MAX];
+static int nheld;
+
+/*
+ * Hold 1 MiB system-heap buffers while they land below @top, so that the
+ * page allocator's next pages lie above it; the physical address of the
+ * first one above, or 0 when none came.
+ */
+static unsigned long long hold_low(int ion, int tfd, unsigned long long top)
 {
 	struct ion_test_import imp;
-	unsigned char *p;
 	int buf;
 
-	buf = ht_alloc_map(ion, LEN, ION_HEAP_TYPE_SYSTEM, ION_FLAG_CACHED,
-			   &p);
-	if (!tap_ok(buf >= 0, "system heap buffer beside"))
-		return;
-	ht_cpu_end(buf);
-	if (!ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
-		tap_diag("system heap: phys 0x%llx, edu: %s", imp.cpu_phys,
-			 imp.dma_err ? strerror(-imp.dma_err) : "mapped");
-		if (info->iommu || bounced)
-			tap_ok(!imp.dma_err,
-			       "system heap beside: mapped (IOMMU or bounced)");
-		else
-			tap_ok(!imp.dma_err || imp.dma_err == -ERANGE,
-			       "system heap beside: ERANGE when beyond the mask (%s)",
-			       imp.dma_err ? "it was" : "it was not");
+	while (nheld < HOLD_MAX) {
+		buf = ht_alloc(ion, 1 << 20, 0, ION_HEAP_TYPE_SYSTEM,
+			       ION_FLAG_CACHED);
+		if (buf < 0)
+			return 0;
+		if (ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
+			close(buf);
+			return 0;
+		}
 		ht_release(tfd, imp.slot);
+		if (imp.cpu_phys + (1 << 20) > top) {
+			close(buf);
+			return imp.cpu_phys;
+		}
+		held[nheld++] = buf;
 	}
-	munmap(p, LEN);
+	return 0;
+}
+
+static void release_held(void)
+{
+	while (nheld)
+		close(held[--nheld]);
+}
+
+/*
+ * A system-heap buffer for edu, as today: found one beyond the mask (the
+ * ones below are held meanwhile), it is refused with ERANGE without an
+ * IOMMU; behind an IOMMU or with swiotlb=force it maps.
+ */
+static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
+{
+	unsigned long long top = 1ULL << info->dma_bits;
+	struct ion_test_import imp;
+	int buf = -1, first = nheld, ret;
+
+	while (nheld < HOLD_MAX) {
+		buf = ht_alloc(ion, LEN, 0, ION_HEAP_TYPE_SYSTEM,
+			       ION_FLAG_CACHED);
+		if (buf < 0 || ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp))
+			break;
+		if (imp.cpu_phys + LEN > top || info->iommu || bounced)
+			break;
+		ht_release(tfd, imp.slot);
+		held[nheld++] = buf;
+		buf = -1;
+	}
+	tap_diag("system heap: held %d more, phys 0x%llx, edu: %s",
+		 nheld - first, imp.cpu_phys,
+		 buf < 0 ? "-" : imp.dma_err ? strerror(-imp.dma_err) : "mapped");
+	if (buf < 0) {
+		tap_skip("system heap beside", "no system-heap buffer found");
+		return;
+	}
+	ret = imp.dma_err;
+	if (info->iommu || bounced)
+		tap_ok(!ret, "system heap beside: mapped (IOMMU or bounced)");
+	else
+		tap_ok(imp.cpu_phys + LEN > top && ret == -ERANGE,
+		       "system heap beside: beyond edu's %u-bit mask, ERANGE",
+		       info->dma_bits);
+	ht_release(tfd, imp.slot);
 	close(buf);
 }
 
@@ -281,6 +353,7 @@ int main(void)
 {
 	struct ion_test_info info;
 	struct it_totals tot;
+	unsigned long long above = 0;
 	struct it_heaps hs;
 	char *cmdline = NULL;
 	unsigned int m;
@@ -304,22 +377,31 @@ int main(void)
 		 info.dma_bits, info.iommu ? "IOMMU" : "direct");
 	heap_case(&hs);
 	unused_case(ion);
+	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
+		cpu_first_case(ion, tfd, &info, ht_cache_modes[m].name,
+			       ht_cache_modes[m].flags);
+	if (!info.has_edu) {
+		tap_skip("edu first", "no edu device");
+		goto out;
+	}
+	if (!info.iommu && !bounced && info.dma_bits < 32) {
+		above = hold_low(ion, tfd, 1ULL << info.dma_bits);
+		tap_diag("held %d MiB of system-heap memory below edu's mask; next system chunk at 0x%llx",
+			 nheld, above);
+		tap_ok(above, "the system heap now gives memory above edu's mask");
+	}
 	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++) {
 		const char *cname = ht_cache_modes[m].name;
 		unsigned int flags = ht_cache_modes[m].flags;
 
-		cpu_first_case(ion, tfd, &info, cname, flags);
-		if (!info.has_edu) {
-			tap_skip("edu first", "no edu device");
-			continue;
-		}
 		edu_first_case(ion, tfd, &info, cname, flags,
 			       ION_TEST_MODE_EDU_FIRST);
 		edu_first_case(ion, tfd, &info, cname, flags,
 			       ION_TEST_MODE_PROBE_EDU);
 	}
-	if (info.has_edu)
-		system_side_case(ion, tfd, &info);
+	system_side_case(ion, tfd, &info);
+	release_held();
+out:
 	commit_case(ion);
 	tap_diag("last failure: auto_failures %lld",
 		 auto_num("auto_failures"));
