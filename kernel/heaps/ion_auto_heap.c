@@ -38,12 +38,12 @@
  *
  * Deferred buffers could promise more memory than there is: the heap
  * refuses (-ENOMEM) a buffer that would take the bytes promised by its
- * live buffers beyond commit_pct percent of RAM.
+ * live buffers beyond auto_commit_pct percent of RAM.
  */
 
-static unsigned int commit_pct = 100;
-module_param(commit_pct, uint, 0644);
-MODULE_PARM_DESC(commit_pct,
+static unsigned int auto_commit_pct = 100;
+module_param(auto_commit_pct, uint, 0644);
+MODULE_PARM_DESC(auto_commit_pct,
 		 "auto heap: live buffers may promise at most this percentage of RAM (default 100)");
 
 /*
@@ -68,9 +68,10 @@ static void ion_auto_note_failure(const char *why, int err)
 
 static int ion_auto_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
-	u64 max = div_u64((u64)totalram_pages() * commit_pct, 100) << PAGE_SHIFT;
+	u64 max = div_u64((u64)totalram_pages() * auto_commit_pct, 100);
 	struct ion_auto_buffer *ab;
 
+	max <<= PAGE_SHIFT;
 	if (atomic64_add_return(buffer->size, &ion_auto_committed) > max) {
 		atomic64_sub(buffer->size, &ion_auto_committed);
 		return -ENOMEM;

@@ -16,17 +16,20 @@
  * - ion_test's probe device (64-bit mask) and edu attached together: the
  *   smaller mask wins;
  * - in the plain x86 boot the low 256 MiB are first filled with held
- *   system-heap buffers (until the page allocator gives one above edu's
- *   mask), so "below the mask" is a choice ion made, not luck;
+ *   system-heap buffers, 1 MiB then 64 KiB ones (until the page allocator
+ *   gives one above edu's mask), so "below the mask" is a choice ion made,
+ *   not luck;
  * - edu attaching late to a scattered CPU-first buffer is refused with
  *   ERANGE (never moved, never bounced), and debugfs says why;
  * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
  *   chunks and the round trip still works;
- * - commit_pct bounds what live buffers may promise.
+ * - auto_commit_pct bounds what live buffers may promise.
  *
  * The rig runs it in the plain, IOMMU and swiotlb=force boots (its name
  * matches both patterns).
  */
+#include <sys/resource.h>
+
 #include "heap_util.h"
 
 #define AUTO		ION_AUTO_HEAP_NAME
@@ -241,33 +244,28 @@ out_dst:
 out_src:
 	ht_release(tfd, si.slot);
 out:
-	if (s)
-		munmap(s, LEN);
-	if (t)
-		munmap(t, LEN);
-	if (src >= 0)
-		close(src);
-	if (dst >= 0)
-		close(dst);
+	ht_buf_drop(src, s, LEN);
+	ht_buf_drop(dst, t, LEN);
 }
 
-#define HOLD_MAX	512
+#define HOLD_MAX	3000
 
 static int held[HOLD_MAX];
 static int nheld;
 
 /*
- * Hold 1 MiB system-heap buffers while they land below @top, so that the
- * page allocator's next pages lie above it; the physical address of the
- * first one above, or 0 when none came.
+ * Hold system-heap buffers of @len bytes while they land below @top, so
+ * that the page allocator's next blocks of that size lie above it; the
+ * physical address of the first one above, or 0 when none came.
  */
-static unsigned long long hold_low(int ion, int tfd, unsigned long long top)
+static unsigned long long hold_low(int ion, int tfd, unsigned long long top,
+				   size_t len)
 {
 	struct ion_test_import imp;
 	int buf;
 
 	while (nheld < HOLD_MAX) {
-		buf = ht_alloc(ion, 1 << 20, 0, ION_HEAP_TYPE_SYSTEM,
+		buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM,
 			       ION_FLAG_CACHED);
 		if (buf < 0)
 			return 0;
@@ -276,7 +274,7 @@ static unsigned long long hold_low(int ion, int tfd, unsigned long long top)
 			return 0;
 		}
 		ht_release(tfd, imp.slot);
-		if (imp.cpu_phys + (1 << 20) > top) {
+		if (imp.cpu_phys + len > top) {
 			close(buf);
 			return imp.cpu_phys;
 		}
@@ -331,19 +329,19 @@ static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
 	close(buf);
 }
 
-/* commit_pct bounds the bytes live buffers promise. */
+/* auto_commit_pct bounds the bytes live buffers promise. */
 static void commit_case(int ion)
 {
-	const char *param = "/sys/module/ion/parameters/commit_pct";
+	const char *param = "/sys/module/ion/parameters/auto_commit_pct";
 	int buf;
 
 	if (ht_write_str(param, "1", 0)) {
-		tap_skip("commit_pct", "parameter not writable");
+		tap_skip("auto_commit_pct", "parameter not writable");
 		return;
 	}
 	buf = auto_alloc(ion, 256 << 20, ION_FLAG_CACHED);
 	it_expect(buf < 0 ? buf : 0, ENOMEM,
-		  "commit_pct=1: a 256 MiB auto buffer is refused");
+		  "auto_commit_pct=1: a 256 MiB auto buffer is refused");
 	if (buf >= 0)
 		close(buf);
 	ht_write_str(param, "100", 0);
@@ -385,8 +383,14 @@ int main(void)
 		goto out;
 	}
 	if (!info.iommu && !bounced && info.dma_bits < 32) {
-		above = hold_low(ion, tfd, 1ULL << info.dma_bits);
-		tap_diag("held %d MiB of system-heap memory below edu's mask; next system chunk at 0x%llx",
+		struct rlimit rl = { HOLD_MAX + 64, HOLD_MAX + 64 };
+
+		/* 1 MiB blocks first, then the 64 KiB ones an auto buffer takes. */
+		setrlimit(RLIMIT_NOFILE, &rl);
+		above = hold_low(ion, tfd, 1ULL << info.dma_bits, 1 << 20);
+		if (above)
+			above = hold_low(ion, tfd, 1ULL << info.dma_bits, LEN);
+		tap_diag("held %d system-heap buffers below edu's mask; next system chunk at 0x%llx",
 			 nheld, above);
 		tap_ok(above, "the system heap now gives memory above edu's mask");
 	}

@@ -200,14 +200,8 @@ out_release:
 	ht_release(tfd, di.slot);
 	ht_release(tfd, si.slot);
 out:
-	if (s)
-		munmap(s, LEN);
-	if (t)
-		munmap(t, LEN);
-	if (src >= 0)
-		close(src);
-	if (dst >= 0)
-		close(dst);
+	ht_buf_drop(src, s, LEN);
+	ht_buf_drop(dst, t, LEN);
 }
 
 static void phys_case(int ion, int tfd, const struct it_heap *kh)

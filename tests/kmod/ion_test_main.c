@@ -215,27 +215,6 @@ static int ion_test_attach(struct ion_test_slot_data *s, struct device *dev)
 	return 0;
 }
 
-static int ion_test_import_dmabuf(struct ion_test_file *tf,
-				  struct ion_test_slot_data *s,
-				  struct ion_test_import *arg)
-{
-	struct device *dev = ion_test_edu_device();
-
-	s->dmabuf = dma_buf_get(arg->fd);
-	if (IS_ERR(s->dmabuf))
-		return PTR_ERR(s->dmabuf);
-	s->size = s->dmabuf->size;
-	arg->phys_err = -EOPNOTSUPP;
-	if (!dev) {
-		arg->dma_err = -ENODEV;
-		return 0;
-	}
-	arg->dma_err = ion_test_preflight(s->dmabuf);
-	if (!arg->dma_err)
-		arg->dma_err = ion_test_attach(s, dev);
-	return 0;
-}
-
 /* The physical range of the pages of @sgt: first page, one past the top. */
 static void ion_test_phys_range(struct sg_table *sgt,
 				struct ion_test_import *arg)
@@ -250,11 +229,12 @@ static void ion_test_phys_range(struct sg_table *sgt,
 }
 
 /*
- * EDU_FIRST, PROBE_EDU: no preflight, the exporter chooses memory edu
- * reaches (ion's auto heap), and the probe device first for PROBE_EDU.
+ * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
+ * exporter chooses memory edu reaches (ion's auto heap), and the probe
+ * device attached first for PROBE_EDU.
  */
-static int ion_test_import_trusted(struct ion_test_slot_data *s,
-				   struct ion_test_import *arg)
+static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
+				  struct ion_test_import *arg)
 {
 	struct device *dev = ion_test_edu_device();
 
@@ -263,6 +243,16 @@ static int ion_test_import_trusted(struct ion_test_slot_data *s,
 		return PTR_ERR(s->dmabuf);
 	s->size = s->dmabuf->size;
 	arg->phys_err = -EOPNOTSUPP;
+	if (!dev) {
+		arg->dma_err = -ENODEV;
+		return 0;
+	}
+	if (s->mode == ION_TEST_MODE_DMABUF) {
+		arg->dma_err = ion_test_preflight(s->dmabuf);
+		if (!arg->dma_err)
+			arg->dma_err = ion_test_attach(s, dev);
+		return 0;
+	}
 	if (s->mode == ION_TEST_MODE_PROBE_EDU) {
 		s->probe = dma_buf_attach(s->dmabuf, &ion_test_probe_dev->dev);
 		if (IS_ERR(s->probe)) {
@@ -270,7 +260,7 @@ static int ion_test_import_trusted(struct ion_test_slot_data *s,
 			return PTR_ERR(s->probe);
 		}
 	}
-	arg->dma_err = dev ? ion_test_attach(s, dev) : -ENODEV;
+	arg->dma_err = ion_test_attach(s, dev);
 	if (!arg->dma_err)
 		ion_test_phys_range(s->dma_sgt, arg);
 	return 0;
@@ -323,10 +313,8 @@ static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 	arg = (struct ion_test_import){ .fd = arg.fd, .mode = arg.mode };
 	if (s->mode == ION_TEST_MODE_CLIENT)
 		ret = ion_test_import_client(tf, s, &arg);
-	else if (s->mode == ION_TEST_MODE_DMABUF)
-		ret = ion_test_import_dmabuf(tf, s, &arg);
 	else
-		ret = ion_test_import_trusted(s, &arg);
+		ret = ion_test_import_dmabuf(s, &arg);
 	if (ret) {
 		kfree(s);
 		return ret;

@@ -20,6 +20,14 @@ int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
 	return buf;
 }
 
+void ht_buf_drop(int buf, void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
+	if (buf >= 0)
+		close(buf);
+}
+
 void *ht_map(int buf, size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);

@@ -47,6 +47,9 @@ int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
 
 void ht_cpu_end(int buf);
 
+/* munmap @p (@len bytes) unless NULL, close @buf unless negative. */
+void ht_buf_drop(int buf, void *p, size_t len);
+
 /* Leave the system as found: ion_test holds ion.ko while loaded. */
 void ht_test_unload(void);
 
