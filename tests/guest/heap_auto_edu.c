@@ -217,13 +217,7 @@ static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
 	tap_ok(it_check_zero(s, LEN) < 0, "%s %s: zeroed", cname, how);
 	it_fill(s, LEN, 11);
 	ht_cpu_end(src);
-	memset(&d, 0, sizeof(d));
-	d.src_slot = si.slot;
-	d.dst_slot = di.slot;
-	d.src_off = SRC_OFF;
-	d.dst_off = DST_OFF;
-	d.len = XFER;
-	if (!it_ioctl(tfd, ION_TEST_IOC_DMA, &d)) {
+	if (!ht_edu_copy(tfd, si.slot, SRC_OFF, di.slot, DST_OFF, XFER, &d)) {
 		ht_cpu_begin(dst);
 		ok = it_check_zero(t, DST_OFF) < 0 &&
 		     !memcmp(t + DST_OFF, s + SRC_OFF, XFER) &&

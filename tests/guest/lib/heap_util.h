@@ -66,6 +66,14 @@ int ht_import(int tfd, int buf, unsigned int mode,
 
 int ht_release(int tfd, unsigned int slot);
 
+/*
+ * Have edu copy @len bytes from import @src at @src_off to import @dst at
+ * @dst_off (ION_TEST_IOC_DMA); @d gets the DMA addresses.  0 or -errno.
+ */
+int ht_edu_copy(int tfd, unsigned int src, unsigned long long src_off,
+		unsigned int dst, unsigned long long dst_off, unsigned int len,
+		struct ion_test_dma *d);
+
 /* Physical address of a buffer's start as ion_test sees it, or 0. */
 unsigned long long ht_buf_phys(int tfd, int buf);
 
