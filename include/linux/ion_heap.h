@@ -76,8 +76,25 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  *		     -ENODEV.
  * @map_dma:	     optional.  Return the sg table of CPU pages describing
  *		     the buffer, for heaps that build it on demand; the core
- *		     calls it once and keeps the result until @unmap_dma.
+ *		     calls it once, under the buffer's lock, at the first use
+ *		     that needs memory (the first map of an attachment, the
+ *		     first fault of a user mapping (or mmap, for a buffer
+ *		     that is not deferred), vmap, begin_cpu_access, a
+ *		     kernel client's sg table, ion_phys) and keeps the
+ *		     result until @unmap_dma.  A
+ *		     deferred heap (one with @attach that sets no sg table in
+ *		     @allocate) chooses the backing here, from what @attach
+ *		     recorded.
  * @unmap_dma:	     optional, pairs with @map_dma.
+ * @attach:	     optional.  @dev attaches to @buffer (dma_buf_attach());
+ *		     called under the buffer's lock before anything else of
+ *		     the attach.  Returns 0, or a -errno that fails the attach
+ *		     (a device the existing backing does not fit).  While
+ *		     @buffer has no sg table yet, the core then leaves it
+ *		     unbacked and builds the attachment's table at its first
+ *		     map, after @map_dma: a heap with @attach may defer its
+ *		     backing to first use.
+ * @detach:	     optional, pairs with @attach; under the buffer's lock.
  * @map_kernel:	     optional.  Map the whole buffer in the kernel; without
  *		     it the core vmaps the sg table's pages (write-combined
  *		     unless ION_FLAG_CACHED).  Returns an address or ERR_PTR.
@@ -103,6 +120,10 @@ struct ion_heap_ops {
 	struct sg_table *(*map_dma)(struct ion_heap *heap,
 				    struct ion_buffer *buffer);
 	void (*unmap_dma)(struct ion_heap *heap, struct ion_buffer *buffer);
+	int (*attach)(struct ion_heap *heap, struct ion_buffer *buffer,
+		      struct device *dev);
+	void (*detach)(struct ion_heap *heap, struct ion_buffer *buffer,
+		       struct device *dev);
 	void *(*map_kernel)(struct ion_heap *heap, struct ion_buffer *buffer);
 	void (*unmap_kernel)(struct ion_heap *heap, struct ion_buffer *buffer);
 	int (*map_user)(struct ion_heap *heap, struct ion_buffer *buffer,

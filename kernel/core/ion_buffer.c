@@ -36,9 +36,9 @@
  * killer (ion_oom.c) as the buffer goes live and is freed; memcg charging
  * is the heaps' (__GFP_ACCOUNT, kernel/heaps/ion_memcg.c).  The backing
  * of a buffer is reached only through the heap ops and
- * ion_buffer_sg_table(), which already sets up a heap's sg table lazily;
- * delayed allocation (the backing chosen at first attach) will fit behind
- * the same two doors.
+ * ion_buffer_sg_table(), which sets up a heap's sg table lazily; delayed
+ * allocation (the auto heap: the backing chosen at first use) lives
+ * behind those two doors (Documentation/ion.rst, "Delayed allocation").
  */
 
 /* Count a failed allocation attempt on @heap. */

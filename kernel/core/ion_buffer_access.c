@@ -103,6 +103,28 @@ struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer)
 	return sgt;
 }
 
+/**
+ * ion_buffer_back_lazy() - back a buffer whose heap builds it on demand
+ * @buffer: the buffer
+ *
+ * For the first uses that need memory but no table of their own
+ * (begin_cpu_access, ion_phys): a heap with a map_dma op backs the buffer
+ * now, once (a deferred heap chooses its memory here); other buffers
+ * were backed at allocation.
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: 0 or the -errno of the heap's map_dma.
+ */
+int ion_buffer_back_lazy(struct ion_core_buffer *buffer)
+{
+	struct sg_table *sgt;
+
+	if (!buffer->base.heap->ops->map_dma)
+		return 0;
+	sgt = ion_buffer_sg_table(buffer);
+	return PTR_ERR_OR_ZERO(sgt);
+}
+
 /* The default kernel mapping: vmap the pages of the sg table. */
 static void *ion_buffer_vmap_pages(struct ion_core_buffer *buffer)
 {
@@ -198,7 +220,9 @@ out_unlock:
  * @addr:   where to store the address
  * @len:    where to store the length
  *
- * Context: Process context.
+ * A deferred buffer is backed first (ion_buffer_back_lazy()).
+ *
+ * Context: Process context; may sleep.
  * Return: 0, -ENODEV when the heap has no phys op (its memory is not
  * contiguous), or the heap's -errno.
  */
@@ -206,8 +230,12 @@ int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
 		    size_t *len)
 {
 	struct ion_heap *heap = buffer->base.heap;
+	int ret;
 
 	if (!heap->ops->phys)
 		return -ENODEV;
+	ret = ion_buffer_back_lazy(buffer);
+	if (ret)
+		return ret;
 	return heap->ops->phys(heap, &buffer->base, addr, len);
 }

@@ -22,7 +22,9 @@
  * DOC: dma-buf
  *
  * Every buffer is one dma-buf (exporter name "ion").  Each attachment gets
- * its own copy of the buffer's sg table, so each device has its own DMA
+ * its own copy of the buffer's sg table (made at attach, or at the first
+ * map while a deferred heap's buffer has no backing yet: the heap's attach
+ * op has then only recorded the device), so each device has its own DMA
  * addresses, with the chunks split into segments the device takes (its
  * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
@@ -47,7 +49,10 @@
  *
  * User mappings are write-combined for uncached buffers.  Without a heap
  * map_user op the pages of the sg table are remapped chunk by chunk,
- * starting vm_pgoff pages into the buffer, and never past its end.  Kernel
+ * starting vm_pgoff pages into the buffer, and never past its end.  A
+ * deferred heap's buffer mapped before its first use is not backed by
+ * the mmap: its first page fault is the first use, and pages are then
+ * inserted one by one as they are touched.  Kernel
  * mappings (vmap) are counted and shared with ion_map_kernel().
  */
 
@@ -138,13 +143,30 @@ static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
 	return 0;
 }
 
+/* Build @a's own table from the buffer's backing (backing it if need be). */
+static int ion_attachment_table(struct ion_core_buffer *buffer,
+				struct ion_attachment *a)
+{
+	struct sg_table *sgt;
+
+	lockdep_assert_held(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	return ion_sg_table_dup(sgt, &a->table, a->dev);
+}
+
+/*
+ * A heap with an attach op sees the device first and may refuse it; while
+ * such a heap's buffer has no backing, the table waits for the first map.
+ */
 static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 			     struct dma_buf_attachment *attach)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
 	struct ion_attachment *a;
-	struct sg_table *sgt;
-	int ret;
+	int ret = 0;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -152,16 +174,15 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	a->dev = attach->dev;
 
 	mutex_lock(&buffer->lock);
-	sgt = __ion_buffer_sg_table(buffer);
-	if (IS_ERR(sgt))
-		ret = PTR_ERR(sgt);
-	else
-		ret = ion_sg_table_dup(sgt, &a->table, a->dev);
-	if (ret) {
-		mutex_unlock(&buffer->lock);
-		kfree(a);
-		return ret;
+	if (heap->ops->attach) {
+		ret = heap->ops->attach(heap, &buffer->base, a->dev);
+		if (ret)
+			goto err_unlock;
 	}
+	if (buffer->base.sg_table || !heap->ops->attach)
+		ret = ion_attachment_table(buffer, a);
+	if (ret)
+		goto err_heap_detach;
 	spin_lock(&ion_dev.stats_lock);
 	list_add_tail(&a->node, &buffer->attachments);
 	spin_unlock(&ion_dev.stats_lock);
@@ -170,12 +191,21 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 
 	attach->priv = a;
 	return 0;
+
+err_heap_detach:
+	if (heap->ops->detach)
+		heap->ops->detach(heap, &buffer->base, a->dev);
+err_unlock:
+	mutex_unlock(&buffer->lock);
+	kfree(a);
+	return ret;
 }
 
 static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
 	struct ion_attachment *a = attach->priv;
 
 	mutex_lock(&buffer->lock);
@@ -183,6 +213,8 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 	list_del(&a->node);
 	spin_unlock(&ion_dev.stats_lock);
 	WRITE_ONCE(buffer->attach_count, buffer->attach_count - 1);
+	if (heap->ops->detach)
+		heap->ops->detach(heap, &buffer->base, a->dev);
 	mutex_unlock(&buffer->lock);
 	sg_free_table(&a->table);
 	kfree(a);
@@ -231,8 +263,14 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 {
 	struct ion_core_buffer *buffer = attach->dmabuf->priv;
 	struct ion_attachment *a = attach->priv;
-	int ret;
+	int ret = 0;
 
+	mutex_lock(&buffer->lock);
+	if (!a->table.sgl)
+		ret = ion_attachment_table(buffer, a);
+	mutex_unlock(&buffer->lock);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
@@ -295,7 +333,11 @@ static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
+	int ret;
 
+	ret = ion_buffer_back_lazy(buffer);
+	if (ret)
+		return ret;
 	ion_dmabuf_sync_cpu_access(buffer, true);
 	if (heap->ops->begin_cpu_access)
 		return heap->ops->begin_cpu_access(heap, &buffer->base, dir);
@@ -350,6 +392,49 @@ static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
 	return -EINVAL;
 }
 
+/*
+ * A deferred buffer mapped before its first use: backed at the first
+ * fault (as the first use, through map_dma), then each page inserted as
+ * it is touched.  The VMA's file is the dma-buf's, which keeps the buffer.
+ */
+static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
+{
+	struct ion_core_buffer *buffer = vmf->vma->vm_private_data;
+	unsigned long pgoff = vmf->pgoff, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+
+	sgt = ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return vmf_error(PTR_ERR(sgt));
+	for_each_sgtable_sg(sgt, sg, i) {
+		n = sg->length >> PAGE_SHIFT;
+		if (pgoff < n)
+			return vmf_insert_pfn(vmf->vma, vmf->address,
+					      page_to_pfn(sg_page(sg)) + pgoff);
+		pgoff -= n;
+	}
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
+	.fault = ion_dmabuf_fault,
+};
+
+/* Is @buffer a deferred heap's, still waiting for its first use? */
+static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
+{
+	bool waiting;
+
+	if (!buffer->base.heap->ops->attach)
+		return false;
+	mutex_lock(&buffer->lock);
+	waiting = !buffer->base.sg_table;
+	mutex_unlock(&buffer->lock);
+	return waiting;
+}
+
 static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
@@ -361,6 +446,13 @@ static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!ion_buffer_cached(buffer))
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (ion_buffer_waiting(buffer)) {
+		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
+			     VM_DONTDUMP);
+		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;
+		vma->vm_private_data = buffer;
+		return 0;
+	}
 	if (heap->ops->map_user)
 		return heap->ops->map_user(heap, &buffer->base, vma);
 	return ion_dmabuf_mmap_pages(buffer, vma);

@@ -42,6 +42,8 @@ static const char *ion_heap_check(const struct ion_heap *heap)
 		return "map_dma and unmap_dma go together";
 	if (!ops->map_kernel != !ops->unmap_kernel)
 		return "map_kernel and unmap_kernel go together";
+	if (!ops->attach != !ops->detach)
+		return "attach and detach go together";
 	return NULL;
 }
 

@@ -24,6 +24,7 @@ struct ion_heap_entry {
 
 static const struct ion_heap_entry ion_heap_table[] = {
 	{ "dma", ion_dma_heap_init, ion_dma_heap_exit },
+	{ "auto", ion_auto_heap_init, ion_auto_heap_exit },
 	{ "carveout", ion_carveout_heap_init, ion_carveout_heap_exit },
 	{ "system_contig", ion_system_contig_heap_init,
 	  ion_system_contig_heap_exit },

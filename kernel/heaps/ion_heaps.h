@@ -17,5 +17,7 @@ int ion_carveout_heap_init(void);
 void ion_carveout_heap_exit(void);
 int ion_dma_heap_init(void);
 void ion_dma_heap_exit(void);
+int ion_auto_heap_init(void);
+void ion_auto_heap_exit(void);
 
 #endif /* _ION_HEAPS_H */

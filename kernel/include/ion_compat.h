@@ -42,6 +42,14 @@
 #define MAX_PAGE_ORDER	MAX_ORDER
 #endif
 
+/* 6.3 made a VMA's flags changeable only through vm_flags_set(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 /* 6.3 renamed memcg_kmem_enabled(); 6.12 added folio_memcg_charged(). */
 #ifdef CONFIG_MEMCG
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)

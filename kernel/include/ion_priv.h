@@ -366,6 +366,7 @@ struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
 void ion_buffer_release(struct dma_buf *dmabuf);
 struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer);
 struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer);
+int ion_buffer_back_lazy(struct ion_core_buffer *buffer);
 void *ion_buffer_kmap(struct ion_core_buffer *buffer);
 void ion_buffer_kunmap(struct ion_core_buffer *buffer);
 int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,

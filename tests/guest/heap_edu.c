@@ -143,13 +143,7 @@ static void round_trip(int ion, int tfd, const struct ion_test_info *info,
 		       kh->name, cname, ht_mode_name(mode), info->dma_bits);
 		goto out_release;
 	}
-	memset(&d, 0, sizeof(d));
-	d.src_slot = si.slot;
-	d.dst_slot = di.slot;
-	d.src_off = SRC_OFF;
-	d.dst_off = DST_OFF;
-	d.len = XFER;
-	ret = it_ioctl(tfd, ION_TEST_IOC_DMA, &d);
+	ret = ht_edu_copy(tfd, si.slot, SRC_OFF, di.slot, DST_OFF, XFER, &d);
 #ifdef __aarch64__
 	if (watch)
 		kp_clear();
@@ -205,14 +199,8 @@ out_release:
 	ht_release(tfd, di.slot);
 	ht_release(tfd, si.slot);
 out:
-	if (s)
-		munmap(s, LEN);
-	if (t)
-		munmap(t, LEN);
-	if (src >= 0)
-		close(src);
-	if (dst >= 0)
-		close(dst);
+	ht_buf_drop(src, s, LEN);
+	ht_buf_drop(dst, t, LEN);
 }
 
 static void phys_case(int ion, int tfd, const struct it_heap *kh)

@@ -54,6 +54,13 @@ struct ion_test_info {
 
 #define ION_TEST_MODE_CLIENT	1	/* ion kernel client (ion_import_fd) */
 #define ION_TEST_MODE_DMABUF	2	/* plain dma-buf importer */
+/*
+ * dma-buf importer with no preflight: edu attaches first and maps, for an
+ * exporter that honours edu's constraints itself (ion's auto heap)
+ */
+#define ION_TEST_MODE_EDU_FIRST	3
+/* as EDU_FIRST, the probe device (64-bit mask) attached before edu */
+#define ION_TEST_MODE_PROBE_EDU	4
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument
@@ -72,6 +79,9 @@ struct ion_test_info {
  * @dma_segs: out: DMA-contiguous segments of the mapping
  * @cpu_segs: out: sg entries of the CPU view (client mode, else 0)
  * @reserved: 0
+ * @phys_end: out: EDU_FIRST and PROBE_EDU modes: one past the highest
+ *	      physical address of the pages edu was given, and @cpu_phys
+ *	      the first one's; else 0
  *
  * Errors: -EBADF (bad fd), -EINVAL (not an ion buffer, bad mode), -ENOSPC
  * (no free slot), -ENOMEM.
@@ -89,6 +99,7 @@ struct ion_test_import {
 	__u32 dma_segs;
 	__u32 cpu_segs;
 	__u32 reserved;
+	__u64 phys_end;
 };
 
 /**

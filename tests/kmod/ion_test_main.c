@@ -215,8 +215,25 @@ static int ion_test_attach(struct ion_test_slot_data *s, struct device *dev)
 	return 0;
 }
 
-static int ion_test_import_dmabuf(struct ion_test_file *tf,
-				  struct ion_test_slot_data *s,
+/* The physical range of the pages of @sgt: first page, one past the top. */
+static void ion_test_phys_range(struct sg_table *sgt,
+				struct ion_test_import *arg)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	arg->cpu_phys = sg_phys(sgt->sgl);
+	for_each_sgtable_sg(sgt, sg, i)
+		arg->phys_end = max_t(u64, arg->phys_end,
+				      sg_phys(sg) + sg->length);
+}
+
+/*
+ * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
+ * exporter chooses memory edu reaches (ion's auto heap), and the probe
+ * device attached first for PROBE_EDU.
+ */
+static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
 				  struct ion_test_import *arg)
 {
 	struct device *dev = ion_test_edu_device();
@@ -230,9 +247,22 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		arg->dma_err = -ENODEV;
 		return 0;
 	}
-	arg->dma_err = ion_test_preflight(s->dmabuf);
+	if (s->mode == ION_TEST_MODE_DMABUF) {
+		arg->dma_err = ion_test_preflight(s->dmabuf);
+		if (!arg->dma_err)
+			arg->dma_err = ion_test_attach(s, dev);
+		return 0;
+	}
+	if (s->mode == ION_TEST_MODE_PROBE_EDU) {
+		s->probe = dma_buf_attach(s->dmabuf, &ion_test_probe_dev->dev);
+		if (IS_ERR(s->probe)) {
+			dma_buf_put(s->dmabuf);
+			return PTR_ERR(s->probe);
+		}
+	}
+	arg->dma_err = ion_test_attach(s, dev);
 	if (!arg->dma_err)
-		arg->dma_err = ion_test_attach(s, dev);
+		ion_test_phys_range(s->dma_sgt, arg);
 	return 0;
 }
 
@@ -253,6 +283,8 @@ static void ion_test_slot_free(struct ion_test_file *tf,
 							  DMA_BIDIRECTIONAL);
 			dma_buf_detach(s->dmabuf, s->attach);
 		}
+		if (s->probe)
+			dma_buf_detach(s->dmabuf, s->probe);
 		dma_buf_put(s->dmabuf);
 	}
 	kfree(s);
@@ -267,8 +299,7 @@ static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || (arg.mode != ION_TEST_MODE_CLIENT &&
-			     arg.mode != ION_TEST_MODE_DMABUF))
+	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE_EDU)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])
@@ -283,7 +314,7 @@ static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 	if (s->mode == ION_TEST_MODE_CLIENT)
 		ret = ion_test_import_client(tf, s, &arg);
 	else
-		ret = ion_test_import_dmabuf(tf, s, &arg);
+		ret = ion_test_import_dmabuf(s, &arg);
 	if (ret) {
 		kfree(s);
 		return ret;

@@ -29,6 +29,7 @@ struct ion_handle;
  *		when @mapped is set
  * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
  * @attach:	dma-buf mode: edu's attachment, or NULL
+ * @probe:	PROBE_EDU mode: the probe device's attachment (never mapped)
  * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
  * @mapped:	@dma_sgt is set
  *
@@ -42,6 +43,7 @@ struct ion_test_slot_data {
 	struct sg_table copy;
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
+	struct dma_buf_attachment *probe;
 	struct sg_table *dma_sgt;
 	bool mapped;
 };

@@ -61,6 +61,10 @@ typedef int ion_user_handle_t;
  * @ION_HEAP_TYPE_CHUNK:	 fixed-size chunks of a carveout
  * @ION_HEAP_TYPE_DMA:		 memory from the DMA API (dma_alloc_attrs)
  * @ION_HEAP_TYPE_CUSTOM:	 first type free for platform heaps
+ * @ION_HEAP_TYPE_AUTO:		 delayed allocation: the memory is chosen at
+ *				 first use from the constraints of every
+ *				 attached device (ion's own type; its heap
+ *				 has id ION_HEAP_AUTO_ID, not its type)
  * @ION_NUM_HEAPS:		 AOSP's bound on heap types (no meaning to ion)
  *
  * By default a heap's id equals its type, so the ION_HEAP_*_MASK values
@@ -73,6 +77,7 @@ enum ion_heap_type {
 	ION_HEAP_TYPE_CHUNK = 3,
 	ION_HEAP_TYPE_DMA = 4,
 	ION_HEAP_TYPE_CUSTOM = 5,
+	ION_HEAP_TYPE_AUTO = 6,
 	ION_NUM_HEAPS = 16,
 };
 
@@ -85,6 +90,13 @@ enum ion_heap_type {
 #define ION_HEAP_CHUNK_MASK		(1U << ION_HEAP_TYPE_CHUNK)
 #define ION_HEAP_TYPE_DMA_MASK		(1U << ION_HEAP_TYPE_DMA)
 #define ION_HEAP_DMA_MASK		ION_HEAP_TYPE_DMA_MASK
+/*
+ * The auto heap's id: 3, AOSP's chunk heap id, which ion never registers;
+ * below the DMA heap's, so a mask naming several heaps tries it after the
+ * DMA heap (Documentation/ion.rst, "Delayed allocation").
+ */
+#define ION_HEAP_AUTO_ID		3
+#define ION_HEAP_AUTO_MASK		(1U << ION_HEAP_AUTO_ID)
 
 /*
  * Allocation flags.  Without ION_FLAG_CACHED a buffer is mapped
@@ -103,6 +115,7 @@ enum ion_heap_type {
 #define ION_SYSTEM_CONTIG_HEAP_NAME	"ion_system_contig_heap"
 #define ION_CARVEOUT_HEAP_NAME		"ion_carveout_heap"
 #define ION_DMA_HEAP_NAME		"ion_dma_heap"
+#define ION_AUTO_HEAP_NAME		"ion_auto_heap"
 
 /* ---------------------------------------------------------------------
  * The handle ABI (Linux 3.10-4.11)

@@ -20,6 +20,27 @@ int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
 	return buf;
 }
 
+int ht_edu_copy(int tfd, unsigned int src, unsigned long long src_off,
+		unsigned int dst, unsigned long long dst_off, unsigned int len,
+		struct ion_test_dma *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->src_slot = src;
+	d->dst_slot = dst;
+	d->src_off = src_off;
+	d->dst_off = dst_off;
+	d->len = len;
+	return it_ioctl(tfd, ION_TEST_IOC_DMA, d);
+}
+
+void ht_buf_drop(int buf, void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
+	if (buf >= 0)
+		close(buf);
+}
+
 void *ht_map(int buf, size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);

@@ -47,6 +47,9 @@ int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
 
 void ht_cpu_end(int buf);
 
+/* munmap @p (@len bytes) unless NULL, close @buf unless negative. */
+void ht_buf_drop(int buf, void *p, size_t len);
+
 /* Leave the system as found: ion_test holds ion.ko while loaded. */
 void ht_test_unload(void);
 
@@ -62,6 +65,14 @@ int ht_import(int tfd, int buf, unsigned int mode,
 	      struct ion_test_import *imp);
 
 int ht_release(int tfd, unsigned int slot);
+
+/*
+ * Have edu copy @len bytes from import @src at @src_off to import @dst at
+ * @dst_off (ION_TEST_IOC_DMA); @d gets the DMA addresses.  0 or -errno.
+ */
+int ht_edu_copy(int tfd, unsigned int src, unsigned long long src_off,
+		unsigned int dst, unsigned long long dst_off, unsigned int len,
+		struct ion_test_dma *d);
 
 /* Physical address of a buffer's start as ion_test sees it, or 0. */
 unsigned long long ht_buf_phys(int tfd, int buf);

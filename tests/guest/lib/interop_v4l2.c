@@ -265,6 +265,19 @@ int iv_heap_is_system(const struct ion_heap_data *h)
 	return h->type == ION_HEAP_TYPE_SYSTEM;
 }
 
+/* Backed at first use: let the device be the first. */
+static int iv_heap_is_deferred(const struct ion_heap_data *h)
+{
+	return h->type == ION_HEAP_TYPE_AUTO;
+}
+
+/* What iv_queue_alloc() was asked to write into buffer @i. */
+static int iv_queue_write(struct iv_queue *q, int i)
+{
+	return q->seed ? iv_buf_pattern(&q->bufs[i], q->seed + i) :
+			 iv_buf_fill(&q->bufs[i], IV_SENTINEL);
+}
+
 int iv_queue_all(int vfd, unsigned int type, int inst,
 		 const struct ion_heap_data *heap,
 		 struct iv_buf *bufs, int nbuf,
@@ -346,12 +359,12 @@ int iv_queue_alloc(struct iv_queue *q, int ion,
 {
 	int i, ret = 0;
 
+	q->seed = seed;
 	for (i = 0; i < q->nbuf && !ret; i++) {
 		ret = iv_buf_alloc(ion, q->heap->heap_id, q->sizeimage,
 				   &q->bufs[i]);
-		if (!ret)
-			ret = seed ? iv_buf_pattern(&q->bufs[i], seed + i) :
-				     iv_buf_fill(&q->bufs[i], IV_SENTINEL);
+		if (!ret && !iv_heap_is_deferred(q->heap))
+			ret = iv_queue_write(q, i);
 	}
 	if (ret == -ENOMEM && q->heap->type != ION_HEAP_TYPE_SYSTEM) {
 		tap_skip(q->what, "heap cannot give the frame size");
@@ -367,7 +380,7 @@ int iv_queue_alloc(struct iv_queue *q, int ion,
 
 int iv_queue_qbuf(struct iv_queue *q, unsigned int bytesused)
 {
-	int refused, queued;
+	int refused, queued, i, ret = 0;
 
 	queued = iv_queue_all(q->vfd, q->type, q->inst, q->heap, q->bufs,
 			      q->nbuf, bytesused, &refused);
@@ -378,8 +391,17 @@ int iv_queue_qbuf(struct iv_queue *q, unsigned int bytesused)
 		       q->dir, q->what);
 		return 0;
 	}
-	return tap_ok(queued == q->nbuf, "%s %s: QBUF of %d ion dma-buf fds",
-		      q->dir, q->what, q->nbuf);
+	if (!tap_ok(queued == q->nbuf, "%s %s: QBUF of %d ion dma-buf fds",
+		    q->dir, q->what, q->nbuf))
+		return 0;
+	if (!iv_heap_is_deferred(q->heap))
+		return 1;
+	for (i = 0; i < q->nbuf && !ret; i++)
+		ret = iv_queue_write(q, i);
+	if (ret)
+		tap_diag("write after QBUF: %s", strerror(-ret));
+	return tap_ok(!ret, "%s %s: buffers written after QBUF (the device used them first)",
+		      q->dir, q->what);
 }
 
 int iv_queue_streamon(struct iv_queue *q)

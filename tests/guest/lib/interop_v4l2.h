@@ -202,6 +202,7 @@ int iv_queue_all(int vfd, unsigned int type, int inst,
  * @sizeimage: fmt's sizeimage
  * @nbuf:      buffers REQBUFS granted (and ion buffers allocated)
  * @bufs:      the ion buffers
+ * @seed:      what iv_queue_alloc() was asked to write (0: IV_SENTINEL)
  */
 struct iv_queue {
 	const char *dir;
@@ -214,6 +215,7 @@ struct iv_queue {
 	unsigned int sizeimage;
 	int nbuf;
 	struct iv_buf bufs[IV_NBUF + 4];
+	unsigned int seed;
 };
 
 /*
@@ -229,7 +231,9 @@ int iv_queue_open(struct iv_queue *q, const struct iv_node *node,
  * have the CPU write into buffer i either pattern @seed + i (@seed > 0,
  * for a device to read) or IV_SENTINEL (@seed == 0, for a device to
  * overwrite).  0; 1 when a contiguous heap cannot give the frame size (a
- * skipped case); -1 after a failing case.
+ * skipped case); -1 after a failing case.  A deferred heap's buffers (the
+ * auto heap: backed at first use) are written only after QBUF, by
+ * iv_queue_qbuf(), so that the device, not the CPU, is their first user.
  */
 int iv_queue_alloc(struct iv_queue *q, int ion,
 		   unsigned int seed);
@@ -238,7 +242,8 @@ int iv_queue_alloc(struct iv_queue *q, int ion,
  * QBUF every buffer with @bytesused (iv_queue_all()) and report it: 1
  * when all are queued and the stream can start.  On the dma-contig
  * instance a system heap buffer may be refused (the case then is that
- * QBUF gave nothing but that refusal) and 0 is returned.
+ * QBUF gave nothing but that refusal) and 0 is returned.  A deferred
+ * heap's buffers are written now (see iv_queue_alloc()), before STREAMON.
  */
 int iv_queue_qbuf(struct iv_queue *q, unsigned int bytesused);
 

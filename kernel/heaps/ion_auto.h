@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion heaps: the auto heap's per-buffer state, shared by its heap file
+ * (ion_auto_heap.c: the ops, what each attach records) and its backing
+ * (ion_auto_backing.c: collation, the choice and the memory).
+ */
+#ifndef _ION_AUTO_H
+#define _ION_AUTO_H
+
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+
+struct device;
+struct ion_buffer;
+struct seq_file;
+
+/**
+ * struct ion_auto_dev - what one attached device needs of the memory
+ * @node:	  entry in &ion_auto_buffer.devs
+ * @dev:	  the device (a reference while listed)
+ * @count:	  attachments of @dev to the buffer
+ * @limit:	  highest physical address @dev reaches: its DMA mask and
+ *		  bus_dma_limit, the smaller; U64_MAX when @translated
+ * @max_seg:	  dma_get_max_seg_size()
+ * @seg_boundary: dma_get_seg_boundary()
+ * @translated:	  its DMA goes through an IOMMU (device_iommu_mapped())
+ * @coherent:	  dev_is_dma_coherent()
+ */
+struct ion_auto_dev {
+	struct list_head node;
+	struct device *dev;
+	unsigned int count;
+	u64 limit;
+	unsigned int max_seg;
+	unsigned long seg_boundary;
+	bool translated;
+	bool coherent;
+};
+
+/**
+ * enum ion_auto_kind - what backs an auto buffer
+ * @ION_AUTO_WAITING:	nothing yet (no first use)
+ * @ION_AUTO_SYSTEM:	scattered chunks, no device attached at first use
+ * @ION_AUTO_SCATTERED: scattered chunks, every attached device can take
+ *			them (translated, or every chunk within reach)
+ * @ION_AUTO_CONTIG:	one contiguous range from the DMA API for the most
+ *			constrained device without an IOMMU
+ */
+enum ion_auto_kind {
+	ION_AUTO_WAITING,
+	ION_AUTO_SYSTEM,
+	ION_AUTO_SCATTERED,
+	ION_AUTO_CONTIG,
+};
+
+/**
+ * struct ion_auto_buffer - an auto buffer (&ion_buffer.priv_virt)
+ * @devs:    &struct ion_auto_dev of each attached device
+ * @kind:    the backing, ION_AUTO_WAITING until the first use
+ * @why:     why that backing (a constant string), or why none fitted
+ * @limit:   the smallest @limit of the attached devices at first use
+ * @sgt:     the backing as CPU pages, once backed
+ * @dma_dev: ION_AUTO_CONTIG: the device the DMA API allocated for (a
+ *	     reference)
+ * @page:    ION_AUTO_CONTIG: its first page
+ * @dma:     ION_AUTO_CONTIG: its DMA address for @dma_dev
+ *
+ * Everything here is under the buffer's lock, which the core holds
+ * around the heap's attach, detach, map_dma and unmap_dma; debugfs
+ * readers take it too.  Lives from the heap's allocate to its free.
+ */
+struct ion_auto_buffer {
+	struct list_head devs;
+	enum ion_auto_kind kind;
+	const char *why;
+	u64 limit;
+	struct sg_table sgt;
+	struct device *dma_dev;
+	struct page *page;
+	dma_addr_t dma;
+};
+
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+bool ion_auto_fits(const struct ion_auto_buffer *ab,
+		   const struct ion_auto_dev *d, const char **why);
+const char *ion_auto_kind_name(enum ion_auto_kind kind);
+
+#endif /* _ION_AUTO_H */

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the auto heap's backing - the constraints of the attached devices
+ * collated at first use, and memory that meets them.
+ */
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/scatterlist.h>
+#include <linux/string.h>
+
+#include "ion_heap.h"
+#include "ion_auto.h"
+#include "ion_cache.h"
+
+/**
+ * DOC: auto heap backing
+ *
+ * At the first use that needs memory the constraints recorded at each
+ * attach are collated, and the backing chosen:
+ *
+ * - No device attached (a CPU-first buffer): scattered chunks, as the
+ *   system heap's (orders 8, 4, 0, zeroed by the page allocator).
+ * - Only devices behind an IOMMU (device_iommu_mapped()): the same
+ *   scattered chunks.  Their DMA mask bounds IOVAs, not physical
+ *   addresses, and the IOMMU maps a scattered table as one range.
+ * - At least one device without an IOMMU (a direct device): one
+ *   physically contiguous range, from dma_alloc_pages() for the most
+ *   constrained direct device (the smallest of DMA mask and bus_dma_limit),
+ *   so that its DMA zone or CMA serves it as the platform intends, zeroed.
+ *   The rule: a direct device is assumed to need a single DMA-contiguous
+ *   segment, as vb2-dma-contig and most display controllers do, because
+ *   nothing in struct device or the dma-buf attach says it does not
+ *   (max_segment_size only bounds each segment).  When no contiguous
+ *   range is to be had (larger than the page allocator's largest block and
+ *   no CMA), scattered chunks below that limit are the fallback: fine for
+ *   importers taking a scatter list (edu, most PCI devices), refused by a
+ *   single-segment importer at its map.
+ *
+ * Every direct device must reach all of the memory: each chunk's last
+ * byte is checked against each one's limit (physical addresses; platforms
+ * with DMA offsets, dma_range_map, are not modelled).  Coherency is
+ * recorded and shown but chooses nothing: ion's syncs do the maintenance
+ * a non-coherent device needs on any backing.
+ *
+ * Errors of the first use: -ENOMEM when no memory of the chosen kind is
+ * left (contiguous and scattered both failed below the limit), -ERANGE
+ * when memory was found but lies beyond a direct device's limit, -EINTR
+ * on a fatal signal.  The buffer then stays waiting, and
+ * &ion_auto_buffer.why says which constraint failed (debugfs).
+ */
+
+/* As the system heap's, largest first: 1 MiB, 64 KiB, 4 KiB. */
+static const unsigned int ion_auto_orders[] = { 8, 4, 0 };
+
+#define ION_AUTO_GFP_LOW	(GFP_USER | __GFP_ZERO | __GFP_NOWARN | \
+				 __GFP_RETRY_MAYFAIL)
+#define ION_AUTO_GFP_HIGH	(GFP_USER | __GFP_ZERO | __GFP_NOWARN | \
+				 __GFP_NORETRY)
+
+/**
+ * ion_auto_kind_name() - a backing kind as debugfs shows it
+ * @kind: the kind
+ *
+ * Context: Any context.
+ * Return: a constant string.
+ */
+const char *ion_auto_kind_name(enum ion_auto_kind kind)
+{
+	static const char *const names[] = {
+		[ION_AUTO_WAITING] = "waiting",
+		[ION_AUTO_SYSTEM] = "system",
+		[ION_AUTO_SCATTERED] = "scattered",
+		[ION_AUTO_CONTIG] = "contiguous",
+	};
+
+	return kind < ARRAY_SIZE(names) ? names[kind] : "?";
+}
+
+/* The smallest limit of the direct devices, and the device that has it. */
+static struct device *ion_auto_collate(struct ion_auto_buffer *ab)
+{
+	struct device *most = NULL;
+	struct ion_auto_dev *d;
+
+	ab->limit = U64_MAX;
+	list_for_each_entry(d, &ab->devs, node) {
+		if (d->translated)
+			continue;
+		if (!most || d->limit < ab->limit) {
+			ab->limit = d->limit;
+			most = d->dev;
+		}
+	}
+	return most;
+}
+
+/* Does every chunk of the backing end at or below @limit? */
+static bool ion_auto_below(const struct ion_auto_buffer *ab, u64 limit)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(&ab->sgt, sg, i)
+		if (sg_phys(sg) + sg->length - 1 > limit)
+			return false;
+	return true;
+}
+
+/**
+ * ion_auto_fits() - can a device use the backing an auto buffer has?
+ * @ab:	 the buffer, backed
+ * @d:	 the device's constraints
+ * @why: where to store the constraint that failed
+ *
+ * A device behind an IOMMU takes any backing; a direct one needs every
+ * chunk within its limit and, by the rule of the DOC above, one range.
+ *
+ * Context: Any context; the buffer's lock held.
+ * Return: true when @d can map the backing as it is.
+ */
+bool ion_auto_fits(const struct ion_auto_buffer *ab,
+		   const struct ion_auto_dev *d, const char **why)
+{
+	if (d->translated)
+		return true;
+	if (!ion_auto_below(ab, d->limit)) {
+		*why = "late attach: backing beyond the device's DMA mask";
+		return false;
+	}
+	if (ab->sgt.orig_nents > 1) {
+		*why = "late attach: backing scattered, device direct";
+		return false;
+	}
+	return true;
+}
+
+/* One range for @dev (the most constrained direct device), zeroed. */
+static int ion_auto_alloc_contig(struct ion_buffer *buffer,
+				 struct ion_auto_buffer *ab, struct device *dev)
+{
+	struct page *page;
+	int ret;
+
+	page = dma_alloc_pages(dev, buffer->size, &ab->dma, DMA_BIDIRECTIONAL,
+			       GFP_KERNEL | __GFP_NOWARN);
+	if (!page)
+		return -ENOMEM;
+	ret = sg_alloc_table(&ab->sgt, 1, GFP_KERNEL);
+	if (ret) {
+		dma_free_pages(dev, buffer->size, page, ab->dma,
+			       DMA_BIDIRECTIONAL);
+		return ret;
+	}
+	/* The DMA API does not promise zeroes on every path: ion does. */
+	memset(page_address(page), 0, buffer->size);
+	sg_set_page(ab->sgt.sgl, page, buffer->size, 0);
+	ab->page = page;
+	ab->dma_dev = get_device(dev);
+	return 0;
+}
+
+static void ion_auto_free_chunks(struct list_head *chunks)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, chunks, lru) {
+		list_del(&page->lru);
+		__free_pages(page, page_private(page));
+	}
+}
+
+/* The largest chunk of at most @left bytes, from *@first's order on. */
+static struct page *ion_auto_chunk(size_t left, unsigned int *first,
+				   gfp_t zone)
+{
+	struct page *page;
+	unsigned int order;
+
+	for (; *first < ARRAY_SIZE(ion_auto_orders); (*first)++) {
+		order = ion_auto_orders[*first];
+		if (left < PAGE_SIZE << order)
+			continue;
+		page = alloc_pages((order ? ION_AUTO_GFP_HIGH :
+				    ION_AUTO_GFP_LOW) | zone, order);
+		if (page) {
+			set_page_private(page, order);
+			return page;
+		}
+	}
+	return NULL;
+}
+
+/* Chunks within @limit on @chunks, counted in *@n. */
+static int ion_auto_get_chunks(size_t size, u64 limit, gfp_t zone,
+			       struct list_head *chunks, unsigned int *n)
+{
+	unsigned int first = 0;
+	struct page *page;
+
+	for (*n = 0; size; (*n)++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		page = ion_auto_chunk(size, &first, zone);
+		if (!page)
+			return -ENOMEM;
+		list_add_tail(&page->lru, chunks);
+		if (page_to_phys(page) + (PAGE_SIZE << page_private(page)) - 1 >
+		    limit)
+			return -ERANGE;
+		size -= PAGE_SIZE << page_private(page);
+	}
+	return 0;
+}
+
+/* Scattered chunks below @limit (any, for U64_MAX), zeroed. */
+static int ion_auto_alloc_chunks(struct ion_buffer *buffer,
+				 struct ion_auto_buffer *ab, u64 limit)
+{
+	gfp_t zone = limit < U64_MAX && IS_ENABLED(CONFIG_ZONE_DMA32) ?
+		     GFP_DMA32 : 0;
+	struct scatterlist *sg;
+	struct page *page;
+	LIST_HEAD(chunks);
+	unsigned int n;
+	int ret;
+
+	/* Beyond 4 GiB the DMA32 zone is only a stricter choice than needed. */
+	if (limit > DMA_BIT_MASK(32) && limit < U64_MAX)
+		zone = 0;
+	ret = ion_auto_get_chunks(buffer->size, limit, zone, &chunks, &n);
+	if (ret)
+		goto err_free_chunks;
+	ret = sg_alloc_table(&ab->sgt, n, GFP_KERNEL);
+	if (ret)
+		goto err_free_chunks;
+	sg = ab->sgt.sgl;
+	list_for_each_entry(page, &chunks, lru) {
+		sg_set_page(sg, page, PAGE_SIZE << page_private(page), 0);
+		sg = sg_next(sg);
+	}
+	return 0;
+
+err_free_chunks:
+	ion_auto_free_chunks(&chunks);
+	return ret;
+}
+
+/* A direct device attached: one range, else chunks within reach. */
+static int ion_auto_back_direct(struct ion_buffer *buffer,
+				struct ion_auto_buffer *ab, struct device *most)
+{
+	int ret;
+
+	ret = ion_auto_alloc_contig(buffer, ab, most);
+	if (!ret && ion_auto_below(ab, ab->limit)) {
+		ab->kind = ION_AUTO_CONTIG;
+		ab->why = "direct device: one range below its DMA mask (DMA API)";
+		return 0;
+	}
+	if (!ret) {
+		ion_auto_unback(buffer, ab);
+		ab->why = "DMA API gave memory beyond a direct device's DMA mask";
+		return -ERANGE;
+	}
+	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit);
+	if (ret) {
+		ab->why = ret == -ERANGE ?
+			  "no memory below the smallest DMA mask" :
+			  "no contiguous or scattered memory below the DMA mask";
+		return ret;
+	}
+	ab->kind = ION_AUTO_SCATTERED;
+	ab->why = "direct device, no contiguous range: chunks below its mask";
+	return 0;
+}
+
+/**
+ * ion_auto_back() - choose and allocate the backing of an auto buffer
+ * @buffer: the buffer
+ * @ab:	    its state, waiting
+ *
+ * Collates the constraints of the attached devices and backs @buffer as
+ * the DOC above says; an uncached buffer's pages are made write-combined.
+ *
+ * Context: Process context; sleeps; the buffer's lock held.
+ * Return: 0 with @ab->sgt set, or -ENOMEM, -ERANGE, -EINTR (DOC above).
+ */
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+{
+	struct device *most = ion_auto_collate(ab);
+	int ret;
+
+	if (most) {
+		ret = ion_auto_back_direct(buffer, ab, most);
+	} else {
+		ret = ion_auto_alloc_chunks(buffer, ab, U64_MAX);
+		ab->kind = list_empty(&ab->devs) ? ION_AUTO_SYSTEM :
+						   ION_AUTO_SCATTERED;
+		ab->why = list_empty(&ab->devs) ?
+			  "no device attached at first use (CPU first)" :
+			  "every attached device is behind an IOMMU";
+		if (ret)
+			ab->why = "no memory for scattered chunks";
+	}
+	if (ret)
+		goto err_waiting;
+	if (!(buffer->flags & ION_FLAG_CACHED)) {
+		ret = ion_cache_set_uncached(&ab->sgt);
+		if (ret) {
+			ab->why = "could not make the pages write-combined";
+			ion_auto_unback(buffer, ab);
+			goto err_waiting;
+		}
+	}
+	return 0;
+
+err_waiting:
+	ab->kind = ION_AUTO_WAITING;
+	return ret;
+}
+
+/**
+ * ion_auto_unback() - give an auto buffer's backing back
+ * @buffer: the buffer
+ * @ab:	    its state, backed
+ *
+ * Uncached pages that cannot be made cached again are leaked, with the
+ * warning of ion_cache_restore_or_leak().
+ *
+ * Context: Process context; sleeps; the buffer's lock held (or its last
+ * reference gone).
+ */
+void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	bool give_back = true;
+
+	if (ab->kind != ION_AUTO_WAITING && !(buffer->flags & ION_FLAG_CACHED))
+		give_back = ion_cache_restore_or_leak(&ab->sgt,
+						      buffer->heap->name);
+	if (ab->dma_dev) {
+		if (give_back)
+			dma_free_pages(ab->dma_dev, buffer->size, ab->page,
+				       ab->dma, DMA_BIDIRECTIONAL);
+		put_device(ab->dma_dev);
+		ab->dma_dev = NULL;
+		ab->page = NULL;
+	} else if (give_back) {
+		for_each_sgtable_sg(&ab->sgt, sg, i)
+			__free_pages(sg_page(sg), get_order(sg->length));
+	}
+	sg_free_table(&ab->sgt);
+	ab->kind = ION_AUTO_WAITING;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: the auto heap - delayed allocation.  A buffer is exported with no
+ * memory behind it; each attach records what the device needs; the first
+ * use that needs memory collates that and chooses the backing
+ * (ion_auto_backing.c).
+ */
+#include <linux/atomic.h>
+#include <linux/device.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/iommu.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "ion_heap.h"
+#include "ion_auto.h"
+#include "ion_heaps.h"
+
+/**
+ * DOC: auto heap
+ *
+ * The auto heap (ION_AUTO_HEAP_NAME, id ION_HEAP_AUTO_ID, type
+ * ION_HEAP_TYPE_AUTO, /dev/dma_heap/ion-auto) is a deferred heap: its
+ * allocate op only records the buffer, so an allocation costs the dma-buf
+ * export and zeroes nothing.  Its attach op records the device's
+ * constraints (&struct ion_auto_dev); its map_dma op, which the core calls
+ * at the first use that needs memory, chooses the backing from them.
+ *
+ * A device attaching once the buffer is backed must fit that backing
+ * (ion_auto_fits()); one that does not is refused with -ERANGE: the
+ * backing is never moved under it and its DMA is never silently bounced.
+ *
+ * Deferred buffers could promise more memory than there is: the heap
+ * refuses (-ENOMEM) a buffer that would take the bytes promised by its
+ * live buffers beyond auto_commit_pct percent of RAM.
+ */
+
+static unsigned int auto_commit_pct = 100;
+module_param(auto_commit_pct, uint, 0644);
+MODULE_PARM_DESC(auto_commit_pct,
+		 "auto heap: live buffers may promise at most this percentage of RAM (default 100)");
+
+/*
+ * The heap's figures for debugfs: atomics, changed by buffers of any
+ * client; @ion_auto_fail_lock protects the last failure's text.
+ */
+static atomic64_t ion_auto_committed;
+static atomic64_t ion_auto_backed_bytes;
+static atomic_t ion_auto_backed_kind[ION_AUTO_CONTIG + 1];
+static atomic64_t ion_auto_failures;
+static DEFINE_SPINLOCK(ion_auto_fail_lock);	/* ion_auto_last_failure */
+static char ion_auto_last_failure[96];
+
+static void ion_auto_note_failure(const char *why, int err)
+{
+	atomic64_inc(&ion_auto_failures);
+	spin_lock(&ion_auto_fail_lock);
+	snprintf(ion_auto_last_failure, sizeof(ion_auto_last_failure),
+		 "%s (%d)", why, err);
+	spin_unlock(&ion_auto_fail_lock);
+}
+
+static int ion_auto_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
+{
+	u64 max = div_u64((u64)totalram_pages() * auto_commit_pct, 100);
+	struct ion_auto_buffer *ab;
+
+	max <<= PAGE_SHIFT;
+	if (atomic64_add_return(buffer->size, &ion_auto_committed) > max) {
+		atomic64_sub(buffer->size, &ion_auto_committed);
+		return -ENOMEM;
+	}
+	ab = kzalloc(sizeof(*ab), GFP_KERNEL);
+	if (!ab) {
+		atomic64_sub(buffer->size, &ion_auto_committed);
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&ab->devs);
+	ab->why = "no first use yet";
+	buffer->priv_virt = ab;
+	return 0;
+}
+
+static void ion_auto_free(struct ion_buffer *buffer)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+
+	WARN_ON_ONCE(!list_empty(&ab->devs));
+	atomic64_sub(buffer->size, &ion_auto_committed);
+	kfree(ab);
+}
+
+static struct sg_table *ion_auto_map_dma(struct ion_heap *heap,
+					 struct ion_buffer *buffer)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	int ret;
+
+	ret = ion_auto_back(buffer, ab);
+	if (ret) {
+		ion_auto_note_failure(ab->why, ret);
+		return ERR_PTR(ret);
+	}
+	atomic64_add(buffer->size, &ion_auto_backed_bytes);
+	atomic_inc(&ion_auto_backed_kind[ab->kind]);
+	return &ab->sgt;
+}
+
+static void ion_auto_unmap_dma(struct ion_heap *heap,
+			       struct ion_buffer *buffer)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+
+	atomic64_sub(buffer->size, &ion_auto_backed_bytes);
+	atomic_dec(&ion_auto_backed_kind[ab->kind]);
+	ion_auto_unback(buffer, ab);
+}
+
+/* What @dev needs of memory it does DMA to. */
+static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
+{
+	d->dev = get_device(dev);
+	d->count = 1;
+	d->translated = device_iommu_mapped(dev);
+	d->coherent = dev_is_dma_coherent(dev);
+	d->max_seg = dma_get_max_seg_size(dev);
+	d->seg_boundary = dma_get_seg_boundary(dev);
+	d->limit = d->translated ? U64_MAX :
+		   min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
+}
+
+static struct ion_auto_dev *ion_auto_find(struct ion_auto_buffer *ab,
+					  struct device *dev)
+{
+	struct ion_auto_dev *d;
+
+	list_for_each_entry(d, &ab->devs, node)
+		if (d->dev == dev)
+			return d;
+	return NULL;
+}
+
+static int ion_auto_attach(struct ion_heap *heap, struct ion_buffer *buffer,
+			   struct device *dev)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	const char *why;
+	struct ion_auto_dev *d = ion_auto_find(ab, dev);
+
+	if (d) {
+		d->count++;
+		return 0;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	ion_auto_record(d, dev);
+	if (ab->kind != ION_AUTO_WAITING && !ion_auto_fits(ab, d, &why)) {
+		ion_auto_note_failure(why, -ERANGE);
+		put_device(d->dev);
+		kfree(d);
+		return -ERANGE;
+	}
+	list_add_tail(&d->node, &ab->devs);
+	return 0;
+}
+
+static void ion_auto_detach(struct ion_heap *heap, struct ion_buffer *buffer,
+			    struct device *dev)
+{
+	struct ion_auto_dev *d = ion_auto_find(buffer->priv_virt, dev);
+
+	if (WARN_ON_ONCE(!d) || --d->count)
+		return;
+	list_del(&d->node);
+	put_device(d->dev);
+	kfree(d);
+}
+
+static int ion_auto_phys(struct ion_heap *heap, struct ion_buffer *buffer,
+			 phys_addr_t *addr, size_t *len)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+
+	if (ab->kind != ION_AUTO_CONTIG)
+		return -ENODEV;
+	*addr = page_to_phys(ab->page);
+	*len = buffer->size;
+	return 0;
+}
+
+static void ion_auto_debug_show(struct ion_heap *heap, struct seq_file *s)
+{
+	enum ion_auto_kind k;
+
+	seq_printf(s, "auto_committed_bytes: %lld\n",
+		   atomic64_read(&ion_auto_committed));
+	seq_printf(s, "auto_backed_bytes: %lld\n",
+		   atomic64_read(&ion_auto_backed_bytes));
+	for (k = ION_AUTO_SYSTEM; k <= ION_AUTO_CONTIG; k++)
+		seq_printf(s, "auto_backed_%s: %d\n", ion_auto_kind_name(k),
+			   atomic_read(&ion_auto_backed_kind[k]));
+	seq_printf(s, "auto_failures: %lld\n",
+		   atomic64_read(&ion_auto_failures));
+	spin_lock(&ion_auto_fail_lock);
+	seq_printf(s, "auto_last_failure: %s\n",
+		   ion_auto_last_failure[0] ? ion_auto_last_failure : "none");
+	spin_unlock(&ion_auto_fail_lock);
+}
+
+static const struct ion_heap_ops ion_auto_heap_ops = {
+	.allocate = ion_auto_allocate,
+	.free = ion_auto_free,
+	.phys = ion_auto_phys,
+	.map_dma = ion_auto_map_dma,
+	.unmap_dma = ion_auto_unmap_dma,
+	.attach = ion_auto_attach,
+	.detach = ion_auto_detach,
+	.debug_show = ion_auto_debug_show,
+};
+
+static struct ion_heap ion_auto_heap = {
+	.name = ION_AUTO_HEAP_NAME,
+	.type = ION_HEAP_TYPE_AUTO,
+	.id = ION_HEAP_AUTO_ID,
+	.ops = &ion_auto_heap_ops,
+};
+
+/**
+ * ion_auto_heap_init() - register the auto heap
+ *
+ * Context: Process context (module init).
+ * Return: 0 or the -errno of ion_device_add_heap().
+ */
+int ion_auto_heap_init(void)
+{
+	return ion_device_add_heap(&ion_auto_heap);
+}
+
+/**
+ * ion_auto_heap_exit() - unregister the auto heap
+ *
+ * Context: Process context (module exit).
+ */
+void ion_auto_heap_exit(void)
+{
+	ion_device_remove_heap(&ion_auto_heap);
+}

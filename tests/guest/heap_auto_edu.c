@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_auto_edu: the auto heap (delayed allocation).  A buffer is backed
+ * at its first use, from the constraints of the devices attached then:
+ *
+ * - allocated and never used, it holds no memory (debugfs, MemFree);
+ *   mmap alone does not back it, its first fault does;
+ * - first used by the CPU (mmap), it gets the system heap's kind of
+ *   backing, zeroed;
+ * - first used by QEMU's edu (28-bit DMA mask on x86) without an IOMMU,
+ *   it lies below edu's mask in one contiguous range (physical addresses
+ *   through ion_test), zeroed, and an edu round trip is data-checked; no
+ *   swiotlb slot is used for it (the high-water mark stays 0 in the plain
+ *   boot), where a system-heap buffer beside it is out of edu's reach
+ *   (ERANGE) or bounced;
+ * - ion_test's probe device (64-bit mask) and edu attached together: the
+ *   smaller mask wins;
+ * - in the plain x86 boot the low 256 MiB are first filled with held
+ *   system-heap buffers, 1 MiB then 64 KiB ones (until the page allocator
+ *   gives one above edu's mask), so "below the mask" is a choice ion made,
+ *   not luck;
+ * - edu attaching late to a scattered CPU-first buffer is refused with
+ *   ERANGE (never moved, never bounced), and debugfs says why;
+ * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
+ *   chunks and the round trip still works;
+ * - auto_commit_pct bounds what live buffers may promise.
+ *
+ * The rig runs it in the plain, IOMMU and swiotlb=force boots (its name
+ * matches both patterns).
+ */
+#include <sys/resource.h>
+
+#include "heap_util.h"
+
+#define AUTO		ION_AUTO_HEAP_NAME
+#define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
+#define LEN		(64 * 1024)
+#define SRC_OFF		8192
+#define DST_OFF		12288
+#define XFER		ION_TEST_MAX_XFER
+#define HIWATER		"/sys/kernel/debug/swiotlb/io_tlb_used_hiwater"
+
+static int bounced;
+
+static long long auto_num(const char *key)
+{
+	return it_heap_num(AUTO, key);
+}
+
+static int auto_alloc(int ion, size_t len, unsigned int flags)
+{
+	return ht_alloc(ion, len, 0, ION_HEAP_AUTO_ID, flags);
+}
+
+static void heap_case(const struct it_heaps *hs)
+{
+	const struct ion_heap_data *h = it_heap_find(hs, AUTO);
+
+	tap_ok(h && h->heap_id == ION_HEAP_AUTO_ID &&
+	       h->type == ION_HEAP_TYPE_AUTO,
+	       "HEAP_QUERY lists the auto heap, id %d, type %d",
+	       ION_HEAP_AUTO_ID, ION_HEAP_TYPE_AUTO);
+	tap_ok(access("/dev/dma_heap/ion-auto", F_OK) == 0,
+	       "/dev/dma_heap/ion-auto exists");
+}
+
+/* A never-used buffer holds no memory. */
+static void unused_case(int ion)
+{
+	const size_t len = 128 << 20;
+	long long free0, free1, backed0 = auto_num("auto_backed_bytes");
+	unsigned char *p;
+	int buf;
+
+	free0 = ht_meminfo("MemFree");
+	buf = auto_alloc(ion, len, ION_FLAG_CACHED);
+	if (!tap_ok(buf >= 0, "128 MiB auto buffer allocated"))
+		return;
+	free1 = ht_meminfo("MemFree");
+	tap_diag("MemFree %lld -> %lld KiB, committed %lld, backed %lld",
+		 free0 >> 10, free1 >> 10, auto_num("auto_committed_bytes"),
+		 auto_num("auto_backed_bytes"));
+	tap_ok(auto_num("auto_backed_bytes") == backed0,
+	       "never used: debugfs auto_backed_bytes unchanged");
+	tap_ok(auto_num("auto_committed_bytes") >= (long long)len,
+	       "never used: debugfs counts it as committed");
+	tap_ok(free0 - free1 < (long long)len / 4,
+	       "never used: MemFree drops by less than a quarter of its size");
+	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
+	       "listed in the auto heap's debugfs file");
+	p = ht_map(buf, len);
+	tap_ok(p && auto_num("auto_backed_bytes") == backed0,
+	       "mmap alone backs nothing");
+	if (p) {
+		p[len - 1] = 1;
+		tap_ok(auto_num("auto_backed_bytes") == backed0 + (long long)len,
+		       "the first fault backs it");
+		munmap(p, len);
+	}
+	close(buf);
+}
+
+/* CPU first: system backing, zeroed; edu attaching late is refused. */
+static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
+			   const char *cname, unsigned int flags)
+{
+	const size_t len = (1 << 20) + LEN;	/* two chunks at least */
+	long long sys0 = auto_num("auto_backed_system");
+	struct ion_test_import imp;
+	unsigned char *p;
+	int buf, ret;
+
+	buf = ht_alloc_map(ion, len, ION_HEAP_AUTO_ID, flags, &p);
+	if (!tap_ok(buf >= 0, "%s: CPU-first buffer allocated and mapped",
+		    cname))
+		return;
+	tap_ok(it_check_zero(p, len) < 0, "%s: CPU first: zeroed", cname);
+	it_fill(p, len, 7);
+	ht_cpu_end(buf);
+	tap_ok(auto_num("auto_backed_system") == sys0 + 1,
+	       "%s: CPU first: system backing (debugfs)", cname);
+	if (!info->has_edu) {
+		tap_skip("late edu attach", "no edu device");
+		goto out;
+	}
+	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
+	if (!tap_ok(!ret, "%s: late edu import", cname))
+		goto out;
+	tap_diag("late edu attach: %s", strerror(-imp.dma_err));
+	if (info->iommu)
+		tap_ok(!imp.dma_err,
+		       "%s: late edu attach behind an IOMMU fits", cname);
+	else
+		tap_ok(imp.dma_err == -ERANGE,
+		       "%s: late edu attach to scattered memory: ERANGE",
+		       cname);
+	ht_release(tfd, imp.slot);
+	ht_cpu_begin(buf);
+	tap_ok(it_check(p, len, 7) < 0,
+	       "%s: contents untouched after the late attach", cname);
+out:
+	munmap(p, len);
+	close(buf);
+}
+
+static long long hiwater(void)
+{
+	char *s = NULL;
+	long long v = -1;
+
+	if (it_read_file(HIWATER, &s) >= 0)
+		v = strtoll(s, NULL, 10);
+	free(s);
+	return v;
+}
+
+/* Import @buf for edu in @mode and check where its memory lies. */
+static int edu_import(int tfd, int buf, unsigned int mode,
+		      const struct ion_test_info *info, const char *what,
+		      struct ion_test_import *imp)
+{
+	unsigned long long top = 1ULL << info->dma_bits;
+
+	if (!tap_ok(!ht_import(tfd, buf, mode, imp) && !imp->dma_err,
+		    "%s: mapped for edu", what)) {
+		tap_diag("dma_err %d", imp->dma_err);
+		return -1;
+	}
+	tap_diag("%s: phys 0x%llx..0x%llx, dma 0x%llx, %u segment(s)", what,
+		 imp->cpu_phys, imp->phys_end, imp->dma_addr, imp->dma_segs);
+	if (info->iommu)
+		return 0;
+	tap_ok(imp->phys_end && imp->phys_end <= top,
+	       "%s: all of it below edu's %u-bit mask", what, info->dma_bits);
+	tap_ok(imp->dma_segs == 1, "%s: one contiguous segment", what);
+	return 0;
+}
+
+/* edu first: round trip, data checked, zeroed, no bounce. */
+static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
+			   const char *cname, unsigned int flags,
+			   unsigned int mode)
+{
+	const char *how = mode == ION_TEST_MODE_PROBE_EDU ?
+			  "probe (64-bit) and edu" : "edu first";
+	struct ion_test_import si, di;
+	struct ion_test_dma d;
+	unsigned char *s = NULL, *t = NULL;
+	const char *kind = info->iommu && mode == ION_TEST_MODE_EDU_FIRST ?
+			   "scattered" : "contiguous";
+	char what[96], key[64];
+	long long hw0, n0;
+	int src, dst, ok = 0;
+
+	src = auto_alloc(ion, LEN, flags);
+	dst = auto_alloc(ion, LEN, flags);
+	if (!tap_ok(src >= 0 && dst >= 0, "%s %s: allocate", cname, how))
+		goto out;
+	snprintf(key, sizeof(key), "auto_backed_%s", kind);
+	n0 = auto_num(key);
+	hw0 = bounced ? -1 : hiwater();
+	if (hw0 > 0)
+		ht_write_str(HIWATER, "0", 0);
+	snprintf(what, sizeof(what), "%s %s: source", cname, how);
+	if (edu_import(tfd, src, mode, info, what, &si))
+		goto out;
+	snprintf(what, sizeof(what), "%s %s: destination", cname, how);
+	if (edu_import(tfd, dst, mode, info, what, &di))
+		goto out_src;
+	tap_ok(auto_num(key) == n0 + 2, "%s %s: %s backing (%s; debugfs)",
+	       cname, how, kind, info->iommu ? "IOMMU" : "direct");
+	s = ht_map(src, LEN);
+	t = ht_map(dst, LEN);
+	if (!tap_ok(s && t, "%s %s: mmap after the first use", cname, how))
+		goto out_dst;
+	ht_cpu_begin(src);
+	tap_ok(it_check_zero(s, LEN) < 0, "%s %s: zeroed", cname, how);
+	it_fill(s, LEN, 11);
+	ht_cpu_end(src);
+	if (!ht_edu_copy(tfd, si.slot, SRC_OFF, di.slot, DST_OFF, XFER, &d)) {
+		ht_cpu_begin(dst);
+		ok = it_check_zero(t, DST_OFF) < 0 &&
+		     !memcmp(t + DST_OFF, s + SRC_OFF, XFER) &&
+		     it_check_zero(t + DST_OFF + XFER,
+				   LEN - DST_OFF - XFER) < 0;
+		ht_cpu_end(dst);
+	}
+	tap_ok(ok, "%s %s: edu round trip, data checked", cname, how);
+	if (bounced)
+		tap_skip("no bounce", "swiotlb=force bounces everything");
+	else if (hw0 < 0)
+		tap_skip("no bounce", "no swiotlb in this boot");
+	else
+		tap_ok(hiwater() == 0, "%s %s: no swiotlb slot used", cname,
+		       how);
+out_dst:
+	ht_release(tfd, di.slot);
+out_src:
+	ht_release(tfd, si.slot);
+out:
+	ht_buf_drop(src, s, LEN);
+	ht_buf_drop(dst, t, LEN);
+}
+
+#define HOLD_MAX	3000
+
+static int held[HOLD_MAX];
+static int nheld;
+
+/*
+ * Hold system-heap buffers of @len bytes while they land below @top, so
+ * that the page allocator's next blocks of that size lie above it; the
+ * physical address of the first one above, or 0 when none came.
+ */
+static unsigned long long hold_low(int ion, int tfd, unsigned long long top,
+				   size_t len)
+{
+	struct ion_test_import imp;
+	int buf;
+
+	while (nheld < HOLD_MAX) {
+		buf = ht_alloc(ion, len, 0, ION_HEAP_TYPE_SYSTEM,
+			       ION_FLAG_CACHED);
+		if (buf < 0)
+			return 0;
+		if (ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp)) {
+			close(buf);
+			return 0;
+		}
+		ht_release(tfd, imp.slot);
+		if (imp.cpu_phys + len > top) {
+			close(buf);
+			return imp.cpu_phys;
+		}
+		held[nheld++] = buf;
+	}
+	return 0;
+}
+
+static void release_held(void)
+{
+	while (nheld)
+		close(held[--nheld]);
+}
+
+/*
+ * A system-heap buffer for edu, as today: found one beyond the mask (the
+ * ones below are held meanwhile), it is refused with ERANGE without an
+ * IOMMU; behind an IOMMU or with swiotlb=force it maps.
+ */
+static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
+{
+	unsigned long long top = 1ULL << info->dma_bits;
+	struct ion_test_import imp;
+	int buf = -1, first = nheld, ret;
+
+	while (nheld < HOLD_MAX) {
+		buf = ht_alloc(ion, LEN, 0, ION_HEAP_TYPE_SYSTEM,
+			       ION_FLAG_CACHED);
+		if (buf < 0 || ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &imp))
+			break;
+		if (imp.cpu_phys + LEN > top || info->iommu || bounced)
+			break;
+		ht_release(tfd, imp.slot);
+		held[nheld++] = buf;
+		buf = -1;
+	}
+	tap_diag("system heap: held %d more, phys 0x%llx, edu: %s",
+		 nheld - first, imp.cpu_phys,
+		 buf < 0 ? "-" : imp.dma_err ? strerror(-imp.dma_err) : "mapped");
+	if (buf < 0) {
+		tap_skip("system heap beside", "no system-heap buffer found");
+		return;
+	}
+	ret = imp.dma_err;
+	if (info->iommu || bounced)
+		tap_ok(!ret, "system heap beside: mapped (IOMMU or bounced)");
+	else
+		tap_ok(imp.cpu_phys + LEN > top && ret == -ERANGE,
+		       "system heap beside: beyond edu's %u-bit mask, ERANGE",
+		       info->dma_bits);
+	ht_release(tfd, imp.slot);
+	close(buf);
+}
+
+/* auto_commit_pct bounds the bytes live buffers promise. */
+static void commit_case(int ion)
+{
+	const char *param = "/sys/module/ion/parameters/auto_commit_pct";
+	int buf;
+
+	if (ht_write_str(param, "1", 0)) {
+		tap_skip("auto_commit_pct", "parameter not writable");
+		return;
+	}
+	buf = auto_alloc(ion, 256 << 20, ION_FLAG_CACHED);
+	it_expect(buf < 0 ? buf : 0, ENOMEM,
+		  "auto_commit_pct=1: a 256 MiB auto buffer is refused");
+	if (buf >= 0)
+		close(buf);
+	ht_write_str(param, "100", 0);
+}
+
+int main(void)
+{
+	struct ion_test_info info;
+	struct it_totals tot;
+	unsigned long long above = 0;
+	struct it_heaps hs;
+	char *cmdline = NULL;
+	unsigned int m;
+	int ion, tfd;
+
+	it_read_file("/proc/cmdline", &cmdline);
+	bounced = cmdline && strstr(cmdline, "swiotlb=force");
+	free(cmdline);
+	ion = it_setup(&hs);
+	if (!it_heap_find(&hs, AUTO)) {
+		tap_skip("auto heap", "not registered");
+		return tap_exit();
+	}
+	it_totals_get(&tot);
+	tfd = ht_test_open();
+	if (tfd < 0 || ht_test_info(tfd, &info)) {
+		tap_ok(0, "open /dev/ion_test");
+		return tap_exit();
+	}
+	tap_diag("edu %s, %u-bit mask, %s", info.has_edu ? "present" : "absent",
+		 info.dma_bits, info.iommu ? "IOMMU" : "direct");
+	heap_case(&hs);
+	unused_case(ion);
+	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
+		cpu_first_case(ion, tfd, &info, ht_cache_modes[m].name,
+			       ht_cache_modes[m].flags);
+	if (!info.has_edu) {
+		tap_skip("edu first", "no edu device");
+		goto out;
+	}
+	if (!info.iommu && !bounced && info.dma_bits < 32) {
+		struct rlimit rl = { HOLD_MAX + 64, HOLD_MAX + 64 };
+
+		/* 1 MiB blocks first, then the 64 KiB ones an auto buffer takes. */
+		setrlimit(RLIMIT_NOFILE, &rl);
+		above = hold_low(ion, tfd, 1ULL << info.dma_bits, 1 << 20);
+		if (above)
+			above = hold_low(ion, tfd, 1ULL << info.dma_bits, LEN);
+		tap_diag("held %d system-heap buffers below edu's mask; next system chunk at 0x%llx",
+			 nheld, above);
+		tap_ok(above, "the system heap now gives memory above edu's mask");
+	}
+	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++) {
+		const char *cname = ht_cache_modes[m].name;
+		unsigned int flags = ht_cache_modes[m].flags;
+
+		edu_first_case(ion, tfd, &info, cname, flags,
+			       ION_TEST_MODE_EDU_FIRST);
+		edu_first_case(ion, tfd, &info, cname, flags,
+			       ION_TEST_MODE_PROBE_EDU);
+	}
+	system_side_case(ion, tfd, &info);
+	release_held();
+out:
+	commit_case(ion);
+	tap_diag("last failure: auto_failures %lld",
+		 auto_num("auto_failures"));
+	close(tfd);
+	close(ion);
+	it_totals_back(&tot, "every buffer freed");
+	return tap_exit();
+}
