@@ -6,6 +6,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/fcntl.h>
 #include <linux/highmem.h>
 #include <linux/iosys-map.h>
@@ -15,6 +16,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "ion_fail.h"
 #include "ion_priv.h"
 
 /**
@@ -145,6 +147,9 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	struct sg_table *sgt;
 	int ret;
 
+	ret = ion_fail(ION_FAIL_ATTACH);
+	if (ret)
+		return ret;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
@@ -168,6 +173,7 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	attach->priv = a;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(ion_dmabuf_attach, ERRNO);
 
 static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
@@ -191,7 +197,8 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	struct ion_attachment *a = attach->priv;
 	int ret;
 
-	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	ret = ion_fail(ION_FAIL_MAP) ?:
+	      dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
 	dma_sync_sgtable_for_device(a->dev, &a->table, dir);
@@ -201,6 +208,8 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	return &a->table;
 }
+/* An ERR_PTR is an errno in the return register: fail_function can set it. */
+ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);
 
 static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 			     struct sg_table *sgt, enum dma_data_direction dir)
