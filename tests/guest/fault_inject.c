@@ -20,44 +20,20 @@
 #include "fz_common.h"
 #include "heap_util.h"
 #include "interop_v4l2.h"
+#include "it_fail.h"
 #include "ion_test_util.h"
 #include "tap.h"
 #include "vgem_util.h"
 
-#define FAIL_DIR	"/sys/kernel/debug/ion/fail/"
 #define LEN		(64 << 10)
 
 static const char *const steps[] = { "alloc", "export", "attach", "map",
 				     "kapi" };
 
-static int knob_set(const char *step, const char *knob, long long val)
-{
-	char path[128], v[32];
-
-	snprintf(path, sizeof(path), FAIL_DIR "%s/%s", step, knob);
-	snprintf(v, sizeof(v), "%lld", val);
-	return ht_write_str(path, v, 0);
-}
-
-static long long knob_get(const char *step, const char *knob)
-{
-	char path[128], v[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), FAIL_DIR "%s/%s", step, knob);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(v, sizeof(v), f))
-		v[0] = 0;
-	fclose(f);
-	return v[0] ? atoll(v) : -1;
-}
-
 /* Arm @step to fail its next call, with a fresh hits counter. */
 static int arm_once(const char *step)
 {
-	return knob_set(step, "hits", 0) || knob_set(step, "times", 1);
+	return it_fail_set(step, "hits", 0) || it_fail_set(step, "times", 1);
 }
 
 /* "ion-system-contig" for ion_system_contig_heap. */
@@ -177,7 +153,7 @@ static void alloc_case(int ion, const char *step, const struct it_heap *kh,
 	tap_ok(ret == -ENOMEM, "%s %s %s: the allocation fails with ENOMEM "
 	       "(%s)", step, kh->name, ways[w].name,
 	       ret >= 0 ? "succeeded" : strerror(-ret));
-	tap_ok(knob_get(step, "hits") == 1 && knob_get(step, "times") == 0,
+	tap_ok(it_fail_get(step, "hits") == 1 && it_fail_get(step, "times") == 0,
 	       "%s %s %s: one failure injected, times back to 0", step,
 	       kh->name, ways[w].name);
 	snap(&b);
@@ -208,7 +184,7 @@ static void import_case(int ion, int drm, const char *step,
 		vgem_close(drm, gem);
 	tap_ok(ret == -ENOMEM, "%s %s: vgem's import fails with ENOMEM (%s)",
 	       step, kh->name, ret ? strerror(-ret) : "succeeded");
-	tap_ok(knob_get(step, "hits") == 1 && knob_get(step, "times") == 0,
+	tap_ok(it_fail_get(step, "hits") == 1 && it_fail_get(step, "times") == 0,
 	       "%s %s: one failure injected, times back to 0", step,
 	       kh->name);
 	tap_ok(iv_attachments(buf, kh->name) == 0,
@@ -248,7 +224,7 @@ static void kapi_case(int ion, const struct it_heap *kh)
 	tap_ok(!ret && k.failed == ION_TEST_KAPI_ALLOC,
 	       "kapi %s: ion_alloc() fails, nothing else does (ret %d, "
 	       "failed %#x)", kh->name, ret, k.failed);
-	tap_ok(knob_get("kapi", "hits") == 1 && knob_get("kapi", "times") == 0,
+	tap_ok(it_fail_get("kapi", "hits") == 1 && it_fail_get("kapi", "times") == 0,
 	       "kapi %s: one failure injected, times back to 0", kh->name);
 	if (!ret && k.share_fd >= 0)
 		close(k.share_fd);
@@ -268,8 +244,8 @@ int main(void)
 	int ion, drm, ok;
 
 	ion = it_setup(&hs);
-	if (access(FAIL_DIR, F_OK)) {
-		tap_ok(0, FAIL_DIR " exists");
+	if (access(IT_FAIL_DIR, F_OK)) {
+		tap_ok(0, IT_FAIL_DIR " exists");
 		return tap_exit();
 	}
 	for (s = 0; s < 2; s++)
@@ -295,8 +271,8 @@ int main(void)
 		kapi_case(ion, kh);
 
 	for (s = 0, ok = 1; s < IT_ARRAY_SIZE(steps); s++)
-		ok &= !knob_set(steps[s], "times", 0) &&
-		      !knob_set(steps[s], "hits", 0);
+		ok &= !it_fail_set(steps[s], "times", 0) &&
+		      !it_fail_set(steps[s], "hits", 0);
 	kh = it_known_next(&hs, &(unsigned int){ 0 });
 	tap_ok(ok && kh && next_zeroed(ion, kh),
 	       "every knob back to 0: allocations succeed again");
