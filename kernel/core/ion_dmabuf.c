@@ -208,8 +208,7 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	return &a->table;
 }
-/* An ERR_PTR is an errno in the return register: fail_function can set it. */
-ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);
+ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);	/* an ERR_PTR(-errno) */
 
 static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 			     struct sg_table *sgt, enum dma_data_direction dir)
