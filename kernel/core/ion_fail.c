@@ -109,7 +109,7 @@ int __ion_fail(enum ion_fail_step step)
 
 	if (atomic_dec_if_positive(&s->times) >= 0 ||
 	    (interval && !(n % interval)) ||
-	    (percent && get_random_u32_below(100) < percent)) {
+	    (percent && get_random_u32() % 100 < percent)) {
 		atomic_inc(&s->hits);
 		return -ENOMEM;
 	}
