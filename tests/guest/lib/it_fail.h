@@ -8,7 +8,10 @@
 
 #define IT_FAIL_DIR	"/sys/kernel/debug/ion/fail/"
 
-/* Write @val to @step's @knob (times, interval, probability, hits): 0 or -errno. */
+/*
+ * Write @val to @step's @knob (times, interval, probability, hits);
+ * 0 or -errno.
+ */
 int it_fail_set(const char *step, const char *knob, long long val);
 
 /* Read @step's @knob, or -1. */
