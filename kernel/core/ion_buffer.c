@@ -12,6 +12,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "ion_fail.h"
 #include "ion_priv.h"
 
 /**
@@ -148,7 +149,7 @@ static int ion_buffer_try_heap(struct ion_device *dev,
 	if (ret)
 		goto err_put_module;
 	base->heap = heap;
-	ret = heap->ops->allocate(heap, base);
+	ret = ion_fail(ION_FAIL_ALLOC) ?: heap->ops->allocate(heap, base);
 	if (!ret && WARN_ON_ONCE(!base->sg_table && !heap->ops->map_dma)) {
 		heap->ops->free(base);
 		ret = -EINVAL;
@@ -261,6 +262,8 @@ static struct dma_buf *ion_buffer_export(struct ion_core_buffer *buffer,
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 
+	if (ion_fail(ION_FAIL_EXPORT))
+		return ERR_PTR(-ENOMEM);
 	exp.exp_name = "ion";
 	exp.owner = THIS_MODULE;
 	exp.ops = &ion_dmabuf_ops;

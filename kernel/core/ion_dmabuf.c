@@ -7,6 +7,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/fcntl.h>
 #include <linux/highmem.h>
 #include <linux/iosys-map.h>
@@ -16,6 +17,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "ion_fail.h"
 #include "ion_priv.h"
 
 /**
@@ -168,6 +170,9 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	struct ion_attachment *a;
 	int ret = 0;
 
+	ret = ion_fail(ION_FAIL_ATTACH);
+	if (ret)
+		return ret;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
@@ -200,6 +205,7 @@ err_unlock:
 	kfree(a);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(ion_dmabuf_attach, ERRNO);
 
 static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *attach)
@@ -271,7 +277,8 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	ret = ion_fail(ION_FAIL_MAP) ?:
+	      dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
 	dma_sync_sgtable_for_device(a->dev, &a->table, dir);
@@ -281,6 +288,7 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	return &a->table;
 }
+ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);	/* an ERR_PTR(-errno) */
 
 static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 			     struct sg_table *sgt, enum dma_data_direction dir)

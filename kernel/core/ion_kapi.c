@@ -5,10 +5,12 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/export.h>
 #include <linux/fcntl.h>
 #include <linux/ion.h>
 
+#include "ion_fail.h"
 #include "ion_priv.h"
 
 /**
@@ -143,14 +145,18 @@ struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 			     size_t align, unsigned int heap_mask,
 			     unsigned int flags)
 {
-	int id;
+	int id, ret;
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
+	ret = ion_fail(ION_FAIL_KAPI);
+	if (ret)
+		return ERR_PTR(ret);
 	return ion_kapi_result(ion_client_alloc(client, len, align, heap_mask,
 						flags, &id));
 }
 EXPORT_SYMBOL_NS_GPL(ion_alloc, ION);
+ALLOW_ERROR_INJECTION(ion_alloc, ERRNO);
 
 /**
  * ion_free() - drop one count of a handle

@@ -7,6 +7,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
+#include "ion_fail.h"
 #include "ion_priv.h"
 
 static int __init ion_init(void)
@@ -18,6 +19,7 @@ static int __init ion_init(void)
 	if (ret)
 		return ret;
 	ion_debugfs_init(dev);
+	ion_fail_debugfs_init(dev);
 	ret = ion_heap_nodes_init();
 	if (ret)
 		goto err_debugfs;

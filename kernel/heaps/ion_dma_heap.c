@@ -170,7 +170,8 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	 */
 	if (align > (PAGE_SIZE << get_order(len)))
 		return -EINVAL;
-	if (len > ION_CHUNK_MAX)	/* one sg entry for a cached buffer */
+	if (len > ION_CHUNK_MAX ||	/* one sg entry for a cached buffer */
+	    !ion_heap_leaves_reserve(len >> PAGE_SHIFT, NULL))
 		return -ENOMEM;
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)

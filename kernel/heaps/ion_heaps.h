@@ -9,6 +9,8 @@
 #ifndef _ION_HEAPS_H
 #define _ION_HEAPS_H
 
+#include <linux/types.h>
+
 int ion_system_heap_init(void);
 void ion_system_heap_exit(void);
 int ion_system_contig_heap_init(void);
@@ -19,5 +21,9 @@ int ion_dma_heap_init(void);
 void ion_dma_heap_exit(void);
 int ion_auto_heap_init(void);
 void ion_auto_heap_exit(void);
+
+/* ion_reserve.c: the memory a heap leaves to the rest of the system. */
+bool ion_heap_leaves_reserve(unsigned long want,
+			     unsigned long (*pooled)(void));
 
 #endif /* _ION_HEAPS_H */

@@ -226,34 +226,10 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 	return ret;
 }
 
-/*
- * A buffer may not take the memory the rest of the system needs to run
- * and to reclaim: when what it asks for (beyond what the pools hold) would
- * leave less than 1/16 of RAM available, it is refused with -ENOMEM
- * rather than pushing the kernel's own allocations into the OOM killer.
- *
- * si_mem_available() walks zones and node counters; it is only asked when
- * the free pages alone (one counter) do not leave the reserve twice over,
- * which covers the watermarks that MemAvailable subtracts from them.  So
- * a small buffer on a machine with memory to spare pays one read.
- */
-static bool ion_system_fits(unsigned long len)
+/* What the pools could give a buffer (ion_heap_leaves_reserve()). */
+static unsigned long ion_system_pooled(void)
 {
-	unsigned long want = len >> PAGE_SHIFT;
-	unsigned long reserve = totalram_pages() / 16, free, pooled, need;
-
-	if (want > totalram_pages())
-		return false;
-	free = global_zone_page_state(NR_FREE_PAGES);
-	if (free >= want + 2 * reserve)
-		return true;
-	pooled = ion_chunk_pool_pages(ion_system_pools);
-	if (want <= pooled)
-		return true;
-	need = want - pooled + reserve;
-	if (free >= need + reserve)
-		return true;
-	return need <= si_mem_available();
+	return ion_chunk_pool_pages(ion_system_pools);
 }
 
 /* Index of a part's lists: fresh chunks come first in the table. */
@@ -406,7 +382,7 @@ static int ion_system_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	int ret, one;
 	bool big;
 
-	if (!ion_system_fits(len))
+	if (!ion_heap_leaves_reserve(len >> PAGE_SHIFT, ion_system_pooled))
 		return -ENOMEM;
 	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
 	one = ion_system_one_index(len);

@@ -8,6 +8,10 @@
  *  - many 256 MiB requests, each held, until one fails: the failure is
  *    ENOMEM (not a kill, not a hang); from the system heap through the fd
  *    ABI, from every heap through the handle ABI;
+ *  - each contiguous heap (system-contig, DMA) alone, 1 MiB blocks held
+ *    through the handle ABI until one fails: ENOMEM while MemAvailable
+ *    still has 1/32 of RAM (the heaps keep 1/16 of RAM for the rest of
+ *    the system, as the system heap does);
  *  - then: the test process (and its children) survived, the kernel log
  *    has no "Out of memory" / "Killed process" line and oom_kill in
  *    /proc/vmstat did not move, everything is freed and a normal
@@ -20,10 +24,13 @@
 #include <sys/sysinfo.h>
 
 #include "fz_common.h"
+#include "heap_util.h"
 
 #define HUGE		(3ULL << 30)
 #define CHUNK		(256ULL << 20)
 #define MAX_CHUNKS	64
+#define BLOCK		(1ULL << 20)
+#define MAX_BLOCKS	4096
 #define HANG_S		240
 
 struct report {
@@ -31,23 +38,26 @@ struct report {
 	int err;		/* errno of the first failure, 0 if none */
 	long long fail_ms;	/* how long the failing call took */
 	long long total_ms;
+	long long avail;	/* MemAvailable right after the failure, bytes */
 };
 
 /* Allocate @len (once or, when @hold, until failure) in a child. */
 static void child(int out, unsigned long long len, unsigned int mask,
 		  int legacy, int hold)
 {
+	int max = len < CHUNK ? MAX_BLOCKS : MAX_CHUNKS;
 	struct report r = { 0 };
 	long long t0 = it_now_ms(), t;
 	int ion = it_open(), ret, i;
 
 	alarm(HANG_S);
-	for (i = 0; i < (hold ? MAX_CHUNKS : 1); i++) {
+	for (i = 0; i < (hold ? max : 1); i++) {
 		t = it_now_ms();
 		ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0, legacy);
 		if (ret < 0) {
 			r.err = -ret;
 			r.fail_ms = it_now_ms() - t;
+			r.avail = ht_meminfo("MemAvailable");
 			break;
 		}
 		r.ok_count++;	/* held until exit */
@@ -63,9 +73,13 @@ static const char *const oom_lines[] = {
 	"invoked oom-killer", "Out of memory", "Killed process", NULL
 };
 
-/* Run one child and report its cases under @name. */
-static void run(const char *name, unsigned long long len, unsigned int mask,
-		int legacy, int hold)
+/*
+ * Run one child and report its cases under @name; with @min_avail (bytes),
+ * the failure must leave at least that much MemAvailable.
+ */
+static void run_min(const char *name, unsigned long long len,
+		    unsigned int mask, int legacy, int hold,
+		    long long min_avail)
 {
 	long long oom0 = it_vmstat("oom_kill"), oom1;
 	struct report r = { .err = -1 };
@@ -98,6 +112,10 @@ static void run(const char *name, unsigned long long len, unsigned int mask,
 		 r.err > 0 ? strerror(r.err) : r.err ? "no answer" : "no failure",
 		 r.fail_ms, r.total_ms);
 	tap_ok(r.err == ENOMEM, "%s: fails with ENOMEM", name);
+	if (min_avail)
+		tap_ok(r.avail >= min_avail, "%s: and leaves MemAvailable "
+		       "%lld MiB (at least %lld)", name, r.avail >> 20,
+		       min_avail >> 20);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "%s: the allocating process survived", name);
 	tap_ok(oom1 == oom0 && killed == 0,
@@ -105,6 +123,12 @@ static void run(const char *name, unsigned long long len, unsigned int mask,
 	       oom0, oom1, killed);
 	tap_ok(fz_dfs_wait_clean(NULL, 10000),
 	       "%s: everything freed after the process exited", name);
+}
+
+static void run(const char *name, unsigned long long len, unsigned int mask,
+		int legacy, int hold)
+{
+	run_min(name, len, mask, legacy, hold, 0);
 }
 
 int main(void)
@@ -141,6 +165,15 @@ int main(void)
 	    ION_HEAP_SYSTEM_MASK, 0, 1);
 	run("every heap: 256 MiB until failure, ALLOC_LEGACY", CHUNK,
 	    it_heaps_mask(&hs), 1, 1);
+	for (i = 0; i < hs.cnt; i++) {
+		if (hs.h[i].type != ION_HEAP_TYPE_SYSTEM_CONTIG &&
+		    hs.h[i].type != ION_HEAP_TYPE_DMA)
+			continue;
+		snprintf(name, sizeof(name), "%s: 1 MiB until failure, "
+			 "ALLOC_LEGACY", hs.h[i].name);
+		run_min(name, BLOCK, 1U << hs.h[i].heap_id, 1, 1,
+			(long long)total / 32);
+	}
 
 	/* The system is usable afterwards. */
 	fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);

@@ -42,8 +42,14 @@
  * threads (default 200000, or $ION_FUZZ_ITERATIONS when set: the debug
  * kernel run, scripts/check-debug.sh, sets it higher; --iterations wins).
  *
+ * Fault injection (fuzz_ioctl/inject.c): --fail-percent N (or
+ * $ION_FUZZ_FAIL_PERCENT) makes ion's injectable steps (alloc, export,
+ * attach, map: /sys/kernel/debug/ion/fail/) fail with chance N % during
+ * the main run; the failures injected are reported, and at least one
+ * must have been.  The quota runs are left out then.
+ *
  * Usage: fuzz_ioctl [--seed N] [--iterations N] [--procs N] [--threads N]
- *		     [--only P.T] [--verbose]
+ *		     [--only P.T] [--fail-percent N] [--verbose]
  *
  * One program of several files: this one (configuration, the loop, the
  * forked children, main) and the .c files of fuzz_ioctl/, one per
@@ -295,13 +301,15 @@ static void on_crash(int sig, siginfo_t *si, void *uc_)
 static void usage(void)
 {
 	fprintf(stderr, "usage: fuzz_ioctl [--seed N] [--iterations N] "
-		"[--procs N] [--threads N] [--only P.T] [--verbose]\n");
+		"[--procs N] [--threads N] [--only P.T] [--fail-percent N] "
+		"[--verbose]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int i, ion, status, bad_procs = 0, total_threads, ok;
+	int i, ion, status, bad_procs = 0, total_threads, ok, armed;
+	long injected;
 	long long t0, ms;
 	struct sysinfo si;
 	char prefix[48];
@@ -324,6 +332,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	env = getenv("ION_FUZZ_FAIL_PERCENT");
+	if (env && *env)
+		fail_percent = atoi(env);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
@@ -336,6 +347,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
 			 sscanf(argv[++i], "%d.%d", &only_proc, &only_thread) == 2)
 			;
+		else if (!strcmp(argv[i], "--fail-percent") && i + 1 < argc)
+			fail_percent = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = 1;
 		else
@@ -345,7 +358,8 @@ int main(int argc, char **argv)
 		nprocs = 0;
 		nthreads = 1;
 	}
-	if (nthreads < 1 || nprocs < 0 || iterations < 1)
+	if (nthreads < 1 || nprocs < 0 || iterations < 1 || fail_percent < 0 ||
+	    fail_percent > 100)
 		usage();
 	printf("# seed=%llu\n", (unsigned long long)seed);
 	total_threads = (nprocs + 1) * nthreads;
@@ -356,8 +370,9 @@ int main(int argc, char **argv)
 	       nprocs + 1, nthreads, per_thread,
 	       only_proc >= 0 ? " (one sequence only)" : "");
 	printf("# reproduce: fuzz_ioctl --seed %llu --iterations %ld"
-	       " --procs %d --threads %d\n",
-	       (unsigned long long)seed, iterations, nprocs, nthreads);
+	       " --procs %d --threads %d --fail-percent %d\n",
+	       (unsigned long long)seed, iterations, nprocs, nthreads,
+	       fail_percent);
 	fflush(stdout);
 
 	ion = it_setup(&hs);
@@ -382,6 +397,7 @@ int main(int argc, char **argv)
 		return 1;
 	memset(sh, 0, sizeof(*sh));
 	pids = calloc(nprocs + 1, sizeof(*pids));
+	armed = inject_start();
 	t0 = it_now_ms();
 	for (i = 1; i <= nprocs; i++) {
 		pids[i] = fork();
@@ -399,6 +415,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ms = it_now_ms() - t0;
+	injected = inject_stop();
 	close_all(-1);
 	tap_diag("%ld calls in %lld ms, %ld forked children, %ld violations",
 		 sh->calls, ms, sh->children, sh->violations);
@@ -414,6 +431,9 @@ int main(int argc, char **argv)
 	       "every forked child exited normally (%ld children)",
 	       sh->children);
 	tap_ok(!sh->setup_errors, "the fuzzer could always open its devices");
+	if (fail_percent)
+		tap_ok(armed && injected > 0, "fault injection at %d %%: %ld "
+		       "failures injected", fail_percent, injected);
 	report_violations(NULL);
 	tap_ok(quota_set || !sh->edquot,
 	       "no call answered EDQUOT: no quota applies to root (%ld)",
@@ -423,7 +443,9 @@ int main(int argc, char **argv)
 	tap_ok(fz_dfs_wait_clean(prefix, 10000),
 	       "after the run: debugfs summary, every heap and the clients"
 	       " back to zero");
-	quota_runs(only_proc >= 0 ? iterations : iterations / 4);
+	/* The quota runs are the plain fuzzer's (fuzz_inject.sh: not twice). */
+	if (!fail_percent)
+		quota_runs(only_proc >= 0 ? iterations : iterations / 4);
 
 	/* the kernel is alive and /dev/ion still works */
 	ion = it_open();

@@ -5,8 +5,8 @@
  * (violations, counted calls), args.c (argument placement, fd and handle
  * pools, argument values), ops_ion.c (ion ioctls and dma-heap nodes),
  * ops_random.c (random command numbers), ops_fd.c (dma-buf ioctls,
- * mmap, munmap, touching, close, dup, open) and quota.c (the runs with
- * quotas set).
+ * mmap, munmap, touching, close, dup, open), quota.c (the runs with
+ * quotas set) and inject.c (the main run with fault injection).
  */
 #ifndef ION_FUZZ_IOCTL_H
 #define ION_FUZZ_IOCTL_H
@@ -257,5 +257,15 @@ eset_t quota_eset(void);
 void quota_init(void);
 /* The quota runs, @calls over all three, each parameter restored after. */
 void quota_runs(long calls);
+
+/* ------------------------------------------------------------------ */
+/* Fault injection during the main run (inject.c)                     */
+
+/* --fail-percent: chance in % that each injectable step fails (0: off). */
+extern int fail_percent;
+/* Set the knobs; 1 when every write worked (or injection is off). */
+int inject_start(void);
+/* Set them back to 0; the number of failures injected. */
+long inject_stop(void);
 
 #endif /* ION_FUZZ_IOCTL_H */

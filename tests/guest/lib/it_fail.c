@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/* The knobs of ion's fault injection (it_fail.h). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "it_fail.h"
+
+int it_fail_set(const char *step, const char *knob, long long val)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ok = fprintf(f, "%lld\n", val) > 0;
+	if (fclose(f) || !ok)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+long long it_fail_get(const char *step, const char *knob)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
