@@ -147,10 +147,12 @@ modules:
 	@[ -n "$(KVER)" ] || { echo "no kernel headers: run make deps"; exit 1; }
 ifneq ($(MODSRC),$(CURDIR))
 	@mkdir -p $(MODSRC)/tests
-	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
-		--exclude='*' kernel include $(MODSRC)/
-	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
-		--exclude='*' tests/kmod $(MODSRC)/tests/
+	@# Not the *.mod.c that kbuild generated in the tree for 6.12: the
+	@# copy's own are for its kernel.
+	rsync -a --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --exclude='*' kernel include $(MODSRC)/
+	rsync -a --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --exclude='*' tests/kmod $(MODSRC)/tests/
 endif
 	$(KMAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
 	@$(MAKE) --no-print-directory install-kapi DESTDIR=$(KAPI_STAGE) \
