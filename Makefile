@@ -14,7 +14,7 @@
 # Nothing here loads anything into the host kernel.
 
 ARCH ?= x86_64
-# The kernel series (scripts/deps.sh): 6.12 (default), 6.12-rt, 6.1.
+# The kernel series (scripts/deps.sh): 6.12 (default), 6.12-rt, 6.1, 7.3.
 KSERIES ?= 6.12
 export KSERIES
 ifeq ($(ARCH),arm64)
@@ -53,7 +53,17 @@ export ARCH BUILD
 
 # Resolved after scripts/deps.sh ran (a fresh machine has no kernel yet).
 KVER ?= $(shell KSERIES=$(KSERIES) scripts/deps.sh --kver 2>/dev/null)
+# A series whose headers need another Debian's toolchain (7.3: trixie's
+# gcc-14 and glibc) is built inside the build root scripts/deps.sh made,
+# with $(BUILD) (which holds the module sources' copy) mounted at its own
+# path there: scripts/kbuild-root.sh.
+KBUILD_ROOT := $(if $(filter x86_64,$(ARCH)),$(shell KSERIES=$(KSERIES) scripts/deps.sh --kbuild-root 2>/dev/null))
+ifneq ($(KBUILD_ROOT),)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+KMAKE = scripts/kbuild-root.sh $(KBUILD_ROOT) $(BUILD) $(MAKE)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
+KMAKE ?= $(MAKE)
 
 CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
@@ -143,12 +153,14 @@ modules:
 	@[ -n "$(KVER)" ] || { echo "no kernel headers: run make deps"; exit 1; }
 ifneq ($(MODSRC),$(CURDIR))
 	@mkdir -p $(MODSRC)/tests
-	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
-		--exclude='*' kernel include $(MODSRC)/
-	rsync -a --delete --include='*/' --include='*.[ch]' --include=Kbuild \
-		--exclude='*' tests/kmod $(MODSRC)/tests/
+	@# Not the *.mod.c that kbuild generated in the tree for 6.12: the
+	@# copy's own are for its kernel.
+	rsync -a --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --exclude='*' kernel include $(MODSRC)/
+	rsync -a --delete --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
+		--include=Kbuild --exclude='*' tests/kmod $(MODSRC)/tests/
 endif
-	$(MAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
+	$(KMAKE) -C $(KDIR) M=$(MODSRC)/kernel W=1 modules
 	@$(MAKE) --no-print-directory install-kapi DESTDIR=$(KAPI_STAGE) \
 		KAPIDIR=
 	@# The test modules link against ion.ko's symbol versions: rebuild
@@ -156,11 +168,11 @@ endif
 	@if [ -f tests/kmod/Kbuild ]; then \
 		if ! cmp -s $(MODSRC)/kernel/Module.symvers \
 			$(MODSRC)/tests/kmod/.ion.symvers; then \
-			$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod clean; \
+			$(KMAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod clean; \
 			cp $(MODSRC)/kernel/Module.symvers \
 				$(MODSRC)/tests/kmod/.ion.symvers; \
 		fi; \
-		$(MAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod W=1 \
+		$(KMAKE) -C $(KDIR) M=$(MODSRC)/tests/kmod W=1 \
 			ION_KAPI=$(KAPI_STAGE) \
 			KBUILD_EXTRA_SYMBOLS=$(KAPI_STAGE)/Module.symvers modules; \
 	fi

@@ -14,14 +14,25 @@
 #        scripts/deps.sh --kdir          print the kernel build directory
 #        scripts/deps.sh --kroot         print the root of the guest kernel's
 #                                        files (boot/, lib/modules/)
+#        scripts/deps.sh --kbuild-root   print the build root the module is
+#                                        built in (empty: built on the host)
 #        ARCH=arm64 scripts/deps.sh --busybox | --cross-bin | --cross-lib
 #                                        the arm64 busybox, the cross gcc's bin/,
 #                                        the cross binutils' shared libraries
 #
 # KVER=<version> selects an installed kernel instead of the newest one.
 # KSERIES selects the kernel series (x86_64): 6.12 (default), 6.12-rt (the
-# PREEMPT_RT flavour) or 6.1 (Debian 12's default kernel); each is
-# installed from the package registry the first time it is asked for.
+# PREEMPT_RT flavour), 6.1 (Debian 12's default kernel) or 7.3 (the
+# newest in trixie-backports); each is installed from the package registry
+# the first time it is asked for.
+#
+# KSERIES=7.3: its headers need trixie's gcc-14 and glibc, which a Debian
+# 12 host does not have, so mmdebstrap makes a trixie build root in
+# $ION_TRIXIE_ROOT (default /var/cache/ion/trixie-7.3) holding the
+# toolchain and the headers; the image and its modules are unpacked into
+# it with dpkg -x (nothing of trixie is installed on the host, and no
+# trixie source is added to its apt).  The module is built inside that
+# root (scripts/kbuild-root.sh) and the guest boots its image.
 #
 # ARCH=arm64: the same for an aarch64 guest.  Debian's arm64 packages of the
 # version of the host's linux-headers-*-common (headers, unsigned image with
@@ -58,29 +69,37 @@ case $KSERIES in
 # Debian 12's default flavour: its linux-headers-amd64 is 6.1.
 6.1) K_GLOB='6.1.0-*-amd64' K_META=linux-headers-amd64 K_RT=0
 	K_ABI='6.1.0-*' ;;
-*) log "KSERIES=$KSERIES: known are 6.12, 6.12-rt and 6.1"; exit 1 ;;
+# trixie-backports' newest, built in a trixie build root (below).
+7.3) K_GLOB='7.3*-amd64' K_META=linux-headers-amd64 K_RT=0
+	K_ABI='7.3*' K_ROOT=${ION_TRIXIE_ROOT:-/var/cache/ion/trixie-7.3} ;;
+*) log "KSERIES=$KSERIES: known are 6.12, 6.12-rt, 6.1 and 7.3"; exit 1 ;;
 esac
+# The root the series' headers, image and modules are found under: the
+# host's own, or a build root.
+K_ROOT=${K_ROOT:-}
 
 # The newest version that has headers, an image and its modules installed.
 find_kver() {
 	local h v best=""
 	if [ -n "${KVER:-}" ]; then
-		if [ -e "/boot/vmlinuz-$KVER" ] && [ -d "/lib/modules/$KVER/kernel" ] &&
-		   [ -d "/usr/src/linux-headers-$KVER" ]; then
+		if [ -e "$K_ROOT/boot/vmlinuz-$KVER" ] &&
+		   [ -d "$K_ROOT/lib/modules/$KVER/kernel" ] &&
+		   [ -d "$K_ROOT/usr/src/linux-headers-$KVER" ]; then
 			echo "$KVER"
 			return 0
 		fi
 		log "KVER=$KVER is not installed (headers, /boot/vmlinuz and modules needed)"
 		return 1
 	fi
-	for h in /usr/src/linux-headers-$K_GLOB; do
+	for h in "$K_ROOT"/usr/src/linux-headers-$K_GLOB; do
 		[ -d "$h" ] || continue
-		v=${h#/usr/src/linux-headers-}
+		v=${h#"$K_ROOT"/usr/src/linux-headers-}
 		case $v in
 		*-rt-amd64) [ "$K_RT" = 1 ] || continue ;;
 		*) [ "$K_RT" = 0 ] || continue ;;
 		esac
-		[ -e "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/kernel" ] || continue
+		[ -e "$K_ROOT/boot/vmlinuz-$v" ] &&
+			[ -d "$K_ROOT/lib/modules/$v/kernel" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
 			best=$v
 		fi
@@ -124,6 +143,48 @@ install_kernel() {
 	v=${v#linux-headers-}
 	apt_install "linux-image-$v-unsigned"
 	[ -n "$(find_kver)" ] || { log "no usable kernel after install"; exit 1; }
+}
+
+# --- a trixie build root (KSERIES=7.3) ---------------------------------------
+# What building a module against trixie-backports' headers needs, from
+# Debian's packages only; pahole for the modules' BTF.
+TRIXIE_MIRROR=${ION_TRIXIE_MIRROR:-http://deb.debian.org/debian}
+TRIXIE_PKGS=build-essential,gcc-14,make,bc,flex,bison,kmod,dwarves,xz-utils
+
+# In mmdebstrap's customize hook, with the root in $1: the image of
+# exactly the headers' version, unpacked (not installed: its maintainer
+# scripts want a bootloader and an initramfs generator), and depmod run by
+# the root's own kmod (it reads the image's compressed modules).  From 7.x
+# linux-image-* is an empty package whose kernel, modules and base files
+# are linux-binary-*, linux-modules-* and linux-base-* of the same
+# version: those of its dependencies are unpacked too, and
+# /boot/vmlinuz-* names the kernel's new place, /lib/modules/*/vmlinuz.
+# shellcheck disable=SC2016
+TRIXIE_HOOK='set -e
+v=$(cd "$1/usr/src" && ls -d linux-headers-'"$K_GLOB"' | sort -V | tail -n1)
+v=${v#linux-headers-}
+p=$(chroot "$1" apt-cache depends "linux-image-$v" | sed -n "s/^ *Depends: \(linux-[a-z]*-$v\)$/\1/p")
+chroot "$1" sh -c "cd /tmp && apt-get download -qq -o APT::Sandbox::User=root linux-image-$v $(echo $p)"
+for d in "$1"/tmp/linux-*.deb; do dpkg -x "$d" "$1"; done
+rm -f "$1"/tmp/*.deb
+[ -e "$1/boot/vmlinuz-$v" ] || ln -s "../lib/modules/$v/vmlinuz" "$1/boot/vmlinuz-$v"
+chroot "$1" depmod "$v"'
+
+install_buildroot() {
+	local tmp=$K_ROOT.tmp
+	[ -n "$(find_kver)" ] && return 0
+	[ -z "${KVER:-}" ] || { find_kver; return 1; }
+	# shellcheck disable=SC2046
+	apt_install $(missing_pkgs mmdebstrap)
+	log "mmdebstrap: trixie build root with $K_META from trixie-backports in $K_ROOT"
+	rm -rf "$tmp" "$K_ROOT"
+	mmdebstrap --quiet --mode=root --variant=apt \
+		--include="$TRIXIE_PKGS,$K_META/trixie-backports" \
+		--customize-hook="$TRIXIE_HOOK" trixie "$tmp" \
+		"deb $TRIXIE_MIRROR trixie main" \
+		"deb $TRIXIE_MIRROR trixie-backports main"
+	mv "$tmp" "$K_ROOT"
+	[ -n "$(find_kver)" ] || { log "no usable kernel in $K_ROOT"; exit 1; }
 }
 
 # checkpatch.pl and kernel-doc come from Debian's kernel source package,
@@ -259,6 +320,10 @@ if [ "$ARCH" = arm64 ]; then
 		log "ARCH=arm64: Debian has no PREEMPT_RT arm64 kernel here"
 		exit 1
 	fi
+	if [ -n "$K_ROOT" ]; then
+		log "ARCH=arm64 KSERIES=$KSERIES: not supported yet (x86_64 only)"
+		exit 1
+	fi
 	case "${1:-}" in
 	--kver)
 		a64_find_kver || { log "no arm64 kernel; run ARCH=arm64 scripts/deps.sh"; exit 1; }
@@ -294,11 +359,20 @@ fi
 
 case "${1:-}" in
 --kdir)
-	echo "/lib/modules/$(find_kver)/build"
+	# A build root's headers at their path inside it.
+	if [ -n "$K_ROOT" ]; then
+		echo "/usr/src/linux-headers-$(find_kver)"
+	else
+		echo "/lib/modules/$(find_kver)/build"
+	fi
 	exit 0
 	;;
 --kroot)
-	echo /
+	echo "${K_ROOT:-/}"
+	exit 0
+	;;
+--kbuild-root)
+	echo "$K_ROOT"
 	exit 0
 	;;
 --debug-kernel)
@@ -323,6 +397,10 @@ esac
 
 # shellcheck disable=SC2046
 apt_install $(missing_pkgs "${PKGS[@]}")
-install_kernel
+if [ -n "$K_ROOT" ]; then
+	install_buildroot
+else
+	install_kernel
+fi
 [ "${ION_NO_SOURCE:-0}" = 1 ] || install_source
 log "ready: kernel $(find_kver)"

@@ -23,7 +23,8 @@
 #   RIG_MEM        guest memory (default 2G)
 #   RIG_SMP        guest CPUs (default 2)
 #   QEMU_EXTRA     more QEMU arguments
-#   KERNEL_IMAGE   guest kernel (default /boot/vmlinuz-$KVER); MODDIR and
+#   KERNEL_IMAGE   guest kernel (default /boot/vmlinuz-$KVER, or below
+#                  scripts/deps.sh --kroot when that is not /); MODDIR and
 #                  ION_KO_DIR go to scripts/mkinitramfs.sh
 #   ARCH=arm64     boot qemu-system-aarch64 -M virt with the arm64 kernel
 #                  from scripts/deps.sh --kroot; the IOMMU is the SMMUv3
@@ -44,10 +45,15 @@ qemu=qemu-system-x86_64 machine=q35 cpu=max
 if [ -z "${ION_KO_DIR:-}" ] && [ -e "$BUILD/src/kernel/ion.ko" ]; then
 	export ION_KO_DIR=$BUILD/src
 fi
-if [ "$ARCH" = arm64 ]; then
-	kroot=$("$top/scripts/deps.sh" --kroot)
+# A kernel unpacked outside / (arm64, KSERIES=7.3's build root) is booted
+# from there, with its modules.
+kroot=$("$top/scripts/deps.sh" --kroot)
+if [ "$kroot" != / ]; then
 	kernel=${KERNEL_IMAGE:-$kroot/boot/vmlinuz-$KVER}
 	MODDIR=${MODDIR:-$kroot/lib/modules/$KVER}
+	export MODDIR
+fi
+if [ "$ARCH" = arm64 ]; then
 	ION_KO_DIR=${ION_KO_DIR:-$BUILD/src}
 	BUSYBOX=${BUSYBOX:-$("$top/scripts/deps.sh" --busybox)}
 	RIG_RESULTS=/dev/hvc0

@@ -12,10 +12,12 @@
 #define _ION_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/export.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/module.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -173,6 +175,70 @@ static inline int reserve_mem_find_by_name(const char *name,
 }
 #else
 #define ION_HAVE_RESERVE_MEM	1
+#endif
+
+/*
+ * 6.13: list_lru walk callbacks lost their spinlock_t * argument (the
+ * lock of the list walked, held around the call).  ion's callbacks keep
+ * the older signature and never drop that lock; on newer kernels they
+ * are called through a trampoline, with NULL for it.  The functions are
+ * defined before the macros that route ion's calls to them.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+typedef enum lru_status (*ion_lru_walk_cb)(struct list_head *item,
+					   struct list_lru_one *list,
+					   spinlock_t *lock, void *arg);
+
+struct ion_lru_walk {
+	ion_lru_walk_cb isolate;
+	void *arg;
+};
+
+static inline enum lru_status ion_lru_walk_call(struct list_head *item,
+						struct list_lru_one *list,
+						void *arg)
+{
+	struct ion_lru_walk *w = arg;
+
+	return w->isolate(item, list, NULL, w->arg);
+}
+
+static inline unsigned long
+ion_list_lru_walk_one(struct list_lru *lru, int nid, struct mem_cgroup *memcg,
+		      ion_lru_walk_cb isolate, void *arg, unsigned long *nr)
+{
+	struct ion_lru_walk w = { .isolate = isolate, .arg = arg };
+
+	return list_lru_walk_one(lru, nid, memcg, ion_lru_walk_call, &w, nr);
+}
+
+static inline unsigned long
+ion_list_lru_walk_node(struct list_lru *lru, int nid, ion_lru_walk_cb isolate,
+		       void *arg, unsigned long *nr)
+{
+	struct ion_lru_walk w = { .isolate = isolate, .arg = arg };
+
+	return list_lru_walk_node(lru, nid, ion_lru_walk_call, &w, nr);
+}
+
+#define list_lru_walk_one	ion_list_lru_walk_one
+#define list_lru_walk_node	ion_list_lru_walk_node
+#endif
+
+/*
+ * 6.13: a symbol namespace is a string literal, MODULE_IMPORT_NS("DMA_BUF");
+ * before, a bare identifier the macros stringified.  ion spells them the
+ * old way (MODULE_IMPORT_NS(DMA_BUF), EXPORT_SYMBOL_NS_GPL(sym, ION)),
+ * which these give back their old meaning on the newer kernels.  A file
+ * that names a namespace includes this header (through ion_heap.h or
+ * ion_test_compat.h) before it does.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, __stringify(ns))
+#undef EXPORT_SYMBOL_NS_GPL
+#define EXPORT_SYMBOL_NS_GPL(sym, ns) \
+	__EXPORT_SYMBOL(sym, "GPL", __stringify(ns))
 #endif
 
 #endif /* _ION_COMPAT_H */

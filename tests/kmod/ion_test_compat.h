@@ -51,4 +51,12 @@ static inline void follow_pfnmap_end(struct follow_pfnmap_args *args)
 }
 #endif
 
+/*
+ * Newer kernels (7.3) have no nth_page(): the struct pages of a range
+ * handed out together are contiguous, so the n-th is page + n.
+ */
+#ifndef nth_page
+#define nth_page(page, n)	((page) + (n))
+#endif
+
 #endif /* _ION_TEST_COMPAT_H */

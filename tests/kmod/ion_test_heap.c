@@ -19,6 +19,7 @@
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
+#include "ion_test_compat.h"
 #include "ion_test_heap.h"
 
 static atomic64_t ion_test_heap_allocs;

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "ion_test.h"
+#include "ion_test_compat.h"
 
 struct device;
 struct dma_buf;

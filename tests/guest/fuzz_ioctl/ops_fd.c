@@ -212,6 +212,13 @@ void op_mmap(struct thr *t)
 	    (acc == O_WRONLY || (flags == MAP_SHARED && (prot & PROT_WRITE) &&
 				 acc != O_RDWR)))
 		ok = (ok & ~(OK | E(ENOMEM))) | E(EACCES);
+	/*
+	 * 7.3 (not 6.12) refuses PROT_EXEC mappings of any dma-buf, ion's
+	 * and foreign ones alike, with EPERM: the answer for a file on a
+	 * noexec mount.
+	 */
+	if (kind != K_ION && (prot & PROT_EXEC) && len && !(off & (PG - 1)))
+		ok |= E(EPERM);
 	count_call(t);
 	addr = mmap(NULL, len, prot, flags, fd, off);
 	err = addr == MAP_FAILED ? errno : 0;
