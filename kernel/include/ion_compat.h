@@ -167,4 +167,14 @@ static inline int reserve_mem_find_by_name(const char *name,
 #define ION_HAVE_RESERVE_MEM	1
 #endif
 
+/*
+ * 6.10: __assign_str() takes the source from the event's __string() and
+ * no longer as a second argument.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 10, 0)
+#define ion_trace_assign_str(dst, src)	__assign_str(dst, src)
+#else
+#define ion_trace_assign_str(dst, src)	__assign_str(dst)
+#endif
+
 #endif /* _ION_COMPAT_H */
