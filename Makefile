@@ -235,6 +235,12 @@ $(BUILD)/bin/%: tools/%.c $(LIBION_A)
 	@mkdir -p $(@D)
 	$(CC) $(DIST_CFLAGS) -o $@ $< $(TOOL_LINK) -lpthread
 
+# ionctl is tools/ionctl.c plus its command files tools/ionctl/*.c.
+$(BUILD)/bin/ionctl: tools/ionctl.c $(wildcard tools/ionctl/*.[ch]) $(LIBION_A)
+	@mkdir -p $(@D)
+	$(CC) $(DIST_CFLAGS) -o $@ tools/ionctl.c $(wildcard tools/ionctl/*.c) \
+		$(TOOL_LINK) -lpthread
+
 # Guest programs: every object has a compiler-written dependency file
 # (-MMD -MP), so editing any header rebuilds exactly the objects that
 # include it.

@@ -78,7 +78,8 @@ cppcheck_user() {	# <platform> <defines> <files...>
 		-D_GNU_SOURCE $defs "$@"
 }
 mapfile -t usrc < <(git ls-files -co --exclude-standard -- \
-	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tests/guest/*.c' \
+	':(glob)lib/*.c' ':(glob)tools/*.c' ':(glob)tools/*/*.c' \
+	':(glob)tests/guest/*.c' \
 	':(glob)tests/guest/lib/*.c' ':(glob)tests/guest/*/*.c' \
 	':(glob)tests/aosp/*.c' ':(glob)tests/deb/*.c' |
 	grep -v '^tests/guest/compat/')

@@ -25,20 +25,12 @@
 #include <ion/ion.h>
 
 #include "ion_debugfs_priv.h"
+#include "ionctl/ionctl.h"
 
 #define DEBUGFS_DIR	ION_DEBUGFS_DIR
 
 /* ion's debugfs directory: --debugfs DIR, else $ION_DEBUGFS, else the above. */
 static const char *dbgdir = DEBUGFS_DIR;
-
-/* Exit codes. */
-enum {
-	EXIT_OK = 0,
-	EXIT_FAIL = 1,		/* the operation failed */
-	EXIT_USAGE = 2,		/* bad command line: option, size, heap name */
-	EXIT_NODEBUGFS = 3,	/* debugfs not mounted or not permitted */
-	EXIT_NOION = 4,		/* /dev/ion missing (ion.ko not loaded?) */
-};
 
 static const char usage[] =
 "usage: ionctl [--json] [--debugfs DIR] <command> [options]\n"
@@ -55,6 +47,9 @@ static const char usage[] =
 "  alloc --heap H --size S [--cached] [--count N] [--hold]\n"
 "                           allocate a buffer (fd ABI), or N of them;\n"
 "                           --hold keeps them until ionctl is interrupted\n"
+"  trace [-n N] [-t SECS] [--raw]\n"
+"                           print ion's tracepoints as they fire (tracefs),\n"
+"                           until N events, SECS seconds or a signal\n"
 "\n"
 "Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
 "--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
@@ -708,6 +703,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
+	if (!strcmp(cmd, "trace"))
+		return ionctl_trace(argc - optind + 1, argv + optind - 1);
 	rc = parse_opts(argc, argv, "jD:H:s:ckn:h", &cl);
 	if (rc >= 0)
 		return rc;
