@@ -35,6 +35,13 @@
  * parameter, before each of their runs (untimed), and back after; the
  * parameter is restored at exit.
  *
+ * Tracepoints: ion-system+trace is ion-system with every ion event
+ * enabled (in a tracefs instance of the bench's own, "ion-bench", whose
+ * buffer records them), alloc_free_cold and alloc_free_warm only, paired
+ * with ion-system in the same rounds ("@mpair" rows: traced over not).
+ * The events are switched on before each of its runs and off after
+ * (untimed), and the instance is removed at exit.
+ *
  * Every ion and dma-heap call goes through libion, and every debugfs read
  * through its reader (udmabuf is not ion's: its ioctl stays here).
  *
@@ -78,6 +85,7 @@
 #define MEMCG_PARAM	"/sys/module/ion/parameters/memcg_charge"
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_BENCH	CG_ROOT "/ion-bench"
+#define TRACE_INST	"/sys/kernel/tracing/instances/ion-bench"
 
 enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
 
@@ -89,8 +97,9 @@ enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
  * value of parallel_helpers its runs have; @big_cold_only: a "+helpers"
  * twin, only in alloc_free_cold above one chunk (see run_op()).
  * @in_cgroup: runs from CG_BENCH with memcg_charge @charge (a memcg twin,
- * alloc_free_cold and alloc_free_warm only); @pair_with: the member its
- * "@mpair" rows compare it with.
+ * alloc_free_cold and alloc_free_warm only); @traced: runs with ion's
+ * events on (the same two ops); @pair_with: the member its "@mpair" rows
+ * compare it with.
  */
 struct impl {
 	char name[64];
@@ -102,6 +111,7 @@ struct impl {
 	int pooled;
 	int helpers, big_cold_only;
 	int in_cgroup, charge;
+	int traced;
 	const char *pair_with;
 };
 
@@ -444,9 +454,49 @@ static int move_cgroup(int in)
 	return err;
 }
 
+/* ---- tracepoints: ion-system+trace --------------------------------------- */
+
+static int trace_now;		/* ion's events are on in TRACE_INST */
+
+static int set_tracing(int on)
+{
+	int err;
+
+	if (on == trace_now)
+		return 0;
+	err = write_str(TRACE_INST "/events/ion/enable", on ? "1\n" : "0\n");
+	if (!err)
+		trace_now = on;
+	return err;
+}
+
+static void restore_tracing(void)
+{
+	set_tracing(0);
+	rmdir(TRACE_INST);
+}
+
+/* TRACE_INST with ion's events (off): 0, or a reason and -1. */
+static int setup_tracing(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events/ion", &st))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	rmdir(TRACE_INST);
+	if (mkdir(TRACE_INST, 0755)) {
+		progress("tracing: cannot make %s: %s: no +trace rows",
+			 TRACE_INST, strerror(errno));
+		return -1;
+	}
+	atexit(restore_tracing);
+	return 0;
+}
+
 /*
  * Untimed, before each run of @im: its cgroup and memcg_charge (the
- * module's own for every implementation but the memcg twins).
+ * module's own for every implementation but the memcg twins), and ion's
+ * events (on for the +trace twin only).
  */
 static int set_context(const struct impl *im)
 {
@@ -454,6 +504,8 @@ static int set_context(const struct impl *im)
 
 	if (!err && charge_orig >= 0)
 		err = set_charge(im->in_cgroup ? im->charge : charge_orig);
+	if (!err)
+		err = set_tracing(im->traced);
 	return err;
 }
 
@@ -1023,8 +1075,8 @@ static void run_op(const char *op, op_fn fn)
 			if (im->big_cold_only &&
 			    (fn != op_alloc_free_cold || sizes[z] <= MiB))
 				continue;
-			if (im->in_cgroup && fn != op_alloc_free_cold &&
-			    fn != op_alloc_free_warm)
+			if ((im->in_cgroup || im->traced) &&
+			    fn != op_alloc_free_cold && fn != op_alloc_free_warm)
 				continue;
 			if (fn == op_alloc_free_warm && !set_context(im) &&
 			    buf_alloc(im, sizes[z], &b) == 0)
@@ -1224,6 +1276,28 @@ static void add_memcg_twins(const struct ion_heap_data *h)
 	}
 }
 
+/*
+ * ion-system+trace (see the head comment), from the system heap @h, when
+ * tracefs has ion's events; selected by name.
+ */
+static void add_trace_twin(const struct ion_heap_data *h)
+{
+	struct impl *tw;
+
+	if (!selected(only_impls, "ion-system+trace") || setup_tracing())
+		return;
+	tw = add_impl("ion-system+trace", K_ION);
+	if (!tw)
+		return;
+	tw->heap_mask = 1U << h->heap_id;
+	tw->flags = ION_FLAG_CACHED;
+	set_pool_file(tw, h->name);
+	tw->traced = 1;
+	tw->pair_with = "ion-system";
+	progress("ion-system+trace: ion-system with ion's events on in %s",
+		 TRACE_INST);
+}
+
 static void find_ion(void)
 {
 	char name[64];
@@ -1360,6 +1434,8 @@ static void find_impls(void)
 	add_twins();
 	if (memcg_heap)
 		add_memcg_twins(memcg_heap);
+	if (memcg_heap)
+		add_trace_twin(memcg_heap);
 }
 
 /* ---- main -------------------------------------------------------------------- */
