@@ -24,6 +24,7 @@
 struct device;
 struct ion_core_buffer;
 struct ion_owner;
+struct sg_table;
 struct vm_area_struct;
 
 /**
