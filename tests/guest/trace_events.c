@@ -273,9 +273,9 @@ static void pool_case(int ion)
 	ret = ht_drop_pools();
 	tr_clear(&inst);
 	/* A burst of frees: pooled (ion_chunk_pool.c's free policy). */
-	for (n = 0; !ret && n < 16; n++)
-		bufs[n] = it_alloc_fd(ion, LEN, ION_HEAP_SYSTEM_MASK,
-				      ION_FLAG_CACHED);
+	for (n = 0; n < 16; n++)
+		bufs[n] = ret ? -1 : it_alloc_fd(ion, LEN, ION_HEAP_SYSTEM_MASK,
+						 ION_FLAG_CACHED);
 	while (n--)
 		if (bufs[n] >= 0)
 			close(bufs[n]);
