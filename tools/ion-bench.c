@@ -74,6 +74,7 @@
 #include <ion/ion.h>
 
 #include "ion_debugfs_priv.h"
+#include "ion_tracefs_priv.h"
 
 #define PAGE		4096UL
 #define KiB		1024UL
@@ -85,7 +86,6 @@
 #define MEMCG_PARAM	"/sys/module/ion/parameters/memcg_charge"
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_BENCH	CG_ROOT "/ion-bench"
-#define TRACE_INST	"/sys/kernel/tracing/instances/ion-bench"
 
 enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
 
@@ -456,7 +456,8 @@ static int move_cgroup(int in)
 
 /* ---- tracepoints: ion-system+trace --------------------------------------- */
 
-static int trace_now;		/* ion's events are on in TRACE_INST */
+static int trace_now;		/* ion's events are on in trace_dir */
+static char trace_dir[200];	/* the bench's tracefs instance */
 
 static int set_tracing(int on)
 {
@@ -464,7 +465,7 @@ static int set_tracing(int on)
 
 	if (on == trace_now)
 		return 0;
-	err = write_str(TRACE_INST "/events/ion/enable", on ? "1\n" : "0\n");
+	err = ion_tracefs_enable(trace_dir, on);
 	if (!err)
 		trace_now = on;
 	return err;
@@ -472,21 +473,18 @@ static int set_tracing(int on)
 
 static void restore_tracing(void)
 {
-	set_tracing(0);
-	rmdir(TRACE_INST);
+	ion_tracefs_instance_remove(trace_dir);
 }
 
-/* TRACE_INST with ion's events (off): 0, or a reason and -1. */
+/* The instance "ion-bench" with ion's events (off): 0, or a reason, -1. */
 static int setup_tracing(void)
 {
-	struct stat st;
+	int err = ion_tracefs_instance("ion-bench", trace_dir,
+				       sizeof(trace_dir));
 
-	if (stat("/sys/kernel/tracing/events/ion", &st))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	rmdir(TRACE_INST);
-	if (mkdir(TRACE_INST, 0755)) {
-		progress("tracing: cannot make %s: %s: no +trace rows",
-			 TRACE_INST, strerror(errno));
+	if (err) {
+		progress("tracing: no tracefs instance: %s: no +trace rows",
+			 strerror(-err));
 		return -1;
 	}
 	atexit(restore_tracing);
@@ -1295,7 +1293,7 @@ static void add_trace_twin(const struct ion_heap_data *h)
 	tw->traced = 1;
 	tw->pair_with = "ion-system";
 	progress("ion-system+trace: ion-system with ion's events on in %s",
-		 TRACE_INST);
+		 trace_dir);
 }
 
 static void find_ion(void)

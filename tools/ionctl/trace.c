@@ -15,11 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ion_tracefs_priv.h"
 #include "ionctl.h"
 
 static const char trace_usage[] =
@@ -32,46 +31,6 @@ static volatile sig_atomic_t trace_stop;
 static void trace_on_signal(int sig)
 {
 	trace_stop = 1;
-}
-
-static int trace_write(const char *dir, const char *file, const char *val)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-static int trace_has_ion(const char *root)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/events/ion", root);
-	return !stat(path, &st);
-}
-
-/* tracefs with ion's events: /sys/kernel/tracing, mounted if need be. */
-static const char *trace_root(void)
-{
-	static const char *const roots[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	unsigned int i;
-
-	if (!trace_has_ion(roots[0]))
-		mount("tracefs", roots[0], "tracefs", 0, NULL);
-	for (i = 0; i < 2; i++)
-		if (trace_has_ion(roots[i]))
-			return roots[i];
-	return NULL;
 }
 
 /* Fields whose value is bytes, shown with K/M/G when whole. */
@@ -281,37 +240,36 @@ int ionctl_trace(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = trace_on_signal };
 	unsigned long count = 0;
-	const char *root;
-	char dir[200];
+	char name[32], dir[200];
 	long secs = 0;
-	int raw = 0, ret;
+	int raw = 0, ret, err;
 
 	ret = trace_parse(argc, argv, &count, &secs, &raw);
 	if (ret >= 0)
 		return ret;
-	root = trace_root();
-	if (!root) {
+	snprintf(name, sizeof(name), "ionctl-%d", (int)getpid());
+	ret = ion_tracefs_instance(name, dir, sizeof(dir));
+	if (ret == -ENOENT) {
 		fprintf(stderr, "ionctl: no tracefs with ion's events (is ion.ko "
 			"loaded, tracefs mounted, and are you root?)\n");
 		return EXIT_FAIL;
 	}
-	snprintf(dir, sizeof(dir), "%s/instances/ionctl-%d", root,
-		 (int)getpid());
-	if (mkdir(dir, 0755)) {
-		fprintf(stderr, "ionctl: %s: %s\n", dir, strerror(errno));
+	if (ret) {
+		fprintf(stderr, "ionctl: tracefs instance %s: %s\n", name,
+			strerror(-ret));
 		return EXIT_FAIL;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	ret = trace_write(dir, "events/ion/enable", "1");
+	ret = ion_tracefs_enable(dir, 1);
 	if (!ret) {
 		fprintf(stderr, "ionctl: tracing ion's events in %s\n", dir);
 		ret = trace_run(dir, count, secs, raw);
 	}
-	trace_write(dir, "events/ion/enable", "0");
-	if (rmdir(dir))
-		fprintf(stderr, "ionctl: rmdir %s: %s\n", dir, strerror(errno));
+	err = ion_tracefs_instance_remove(dir);
+	if (err)
+		fprintf(stderr, "ionctl: rmdir %s: %s\n", dir, strerror(-err));
 	if (ret) {
 		fprintf(stderr, "ionctl: %s: %s\n", dir, strerror(-ret));
 		return EXIT_FAIL;

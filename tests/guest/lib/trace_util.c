@@ -1,76 +1,36 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading ion's tracepoints back through a tracefs instance
- * (trace_util.h).
+ * (trace_util.h), made with libion's tracefs helpers.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ion_test_util.h"
+#include "ion_tracefs_priv.h"
 #include "trace_util.h"
-
-static int tr_write(const char *dir, const char *file, const char *val)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-static int tr_has_ion(const char *root)
-{
-	char path[200];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/events/ion", root);
-	return !stat(path, &st);
-}
 
 int tr_root(char *buf, size_t size)
 {
-	static const char *const roots[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	unsigned int i;
+	const char *root = ion_tracefs_root();
 
-	if (!tr_has_ion(roots[0]))
-		mount("tracefs", roots[0], "tracefs", 0, NULL);
-	for (i = 0; i < 2; i++) {
-		if (tr_has_ion(roots[i])) {
-			snprintf(buf, size, "%s", roots[i]);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!root)
+		return -ENOENT;
+	snprintf(buf, size, "%s", root);
+	return 0;
 }
 
 int tr_open(struct tr_inst *t, const char *name)
 {
-	char root[64];
-	int ret = tr_root(root, sizeof(root));
+	int ret = ion_tracefs_instance(name, t->dir, sizeof(t->dir));
 
 	if (ret)
 		return ret;
-	snprintf(t->dir, sizeof(t->dir), "%s/instances/%s", root, name);
-	rmdir(t->dir);
-	if (mkdir(t->dir, 0755))
-		return -errno;
-	ret = tr_write(t->dir, "buffer_size_kb", "4096");
+	ret = ion_tracefs_write(t->dir, "buffer_size_kb", "4096");
 	if (!ret)
-		ret = tr_write(t->dir, "events/ion/enable", "1");
+		ret = ion_tracefs_enable(t->dir, 1);
 	if (ret)
 		tr_close(t);
 	return ret;
@@ -78,12 +38,12 @@ int tr_open(struct tr_inst *t, const char *name)
 
 int tr_clear(struct tr_inst *t)
 {
-	return tr_write(t->dir, "trace", "");
+	return ion_tracefs_write(t->dir, "trace", "");
 }
 
 char *tr_read(struct tr_inst *t)
 {
-	char path[200], *text;
+	char path[sizeof(t->dir) + 8], *text;
 
 	snprintf(path, sizeof(path), "%s/trace", t->dir);
 	return it_read_file(path, &text) < 0 ? NULL : text;
@@ -91,8 +51,7 @@ char *tr_read(struct tr_inst *t)
 
 void tr_close(struct tr_inst *t)
 {
-	tr_write(t->dir, "events/ion/enable", "0");
-	rmdir(t->dir);
+	ion_tracefs_instance_remove(t->dir);
 }
 
 /* Has the line [@line, @end) the whole field @f? */

@@ -12,7 +12,7 @@
 
 /* An instance under tracefs's instances/: its directory. */
 struct tr_inst {
-	char dir[160];
+	char dir[200];
 };
 
 /*
