@@ -1241,6 +1241,20 @@ static void add_ion_impl(const struct ion_heap_data *h, const char *name,
 	set_pool_file(im, h->name);
 }
 
+/* A twin of ion-system @name from the system heap @h, or NULL. */
+static struct impl *add_system_twin(const char *name,
+				    const struct ion_heap_data *h)
+{
+	struct impl *tw = add_impl(name, K_ION);
+
+	if (!tw)
+		return NULL;
+	tw->heap_mask = 1U << h->heap_id;
+	tw->flags = ION_FLAG_CACHED;
+	set_pool_file(tw, h->name);
+	return tw;
+}
+
 /*
  * The memcg twins of ion-system (see the head comment), from the system
  * heap @h, when cgroup2 and the memory controller are there; selected by
@@ -1260,12 +1274,9 @@ static void add_memcg_twins(const struct ion_heap_data *h)
 		if (!ready && setup_memcg())
 			return;
 		ready = 1;
-		tw = add_impl(names[i], K_ION);
+		tw = add_system_twin(names[i], h);
 		if (!tw)
 			return;
-		tw->heap_mask = 1U << h->heap_id;
-		tw->flags = ION_FLAG_CACHED;
-		set_pool_file(tw, h->name);
 		tw->in_cgroup = 1;
 		tw->charge = !i;
 		tw->pair_with = i ? NULL : names[1];
@@ -1284,12 +1295,9 @@ static void add_trace_twin(const struct ion_heap_data *h)
 
 	if (!selected(only_impls, "ion-system+trace") || setup_tracing())
 		return;
-	tw = add_impl("ion-system+trace", K_ION);
+	tw = add_system_twin("ion-system+trace", h);
 	if (!tw)
 		return;
-	tw->heap_mask = 1U << h->heap_id;
-	tw->flags = ION_FLAG_CACHED;
-	set_pool_file(tw, h->name);
 	tw->traced = 1;
 	tw->pair_with = "ion-system";
 	progress("ion-system+trace: ion-system with ion's events on in %s",

@@ -50,16 +50,6 @@ wait_for() {
 	grep -q "$2" "$1"
 }
 
-# check_eq <case> <got> <want>: the case passes when got equals want.
-check_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		diag "got '$2', want '$3'"
-		not_ok "$1"
-	fi
-}
-
 # stopped <pid> <case>: ionctl <pid> exited 0 and removed its instance.
 stopped() {
 	wait "$1"
