@@ -488,6 +488,14 @@ static int setup_tracing(void)
 		return -1;
 	}
 	atexit(restore_tracing);
+	/*
+	 * An event that stays on for the whole run keeps the instance's
+	 * comm recording (a probe on sched_switch) registered: otherwise
+	 * every switch of ion's events would patch __schedule too, and
+	 * under TCG one such patch oopsed on an int3 (Documentation/bench.md).
+	 */
+	if (ion_tracefs_write(trace_dir, "events/module/module_load/enable", "1"))
+		progress("tracing: module_load not on: comm recording toggles");
 	return 0;
 }
 
