@@ -147,8 +147,13 @@ function memcg_target(impl,    i, f, ok, txt, r) {
 }
 
 # The memcg twins: ion-system from a child cgroup, charging on and off.
-function memcg_section(    i, f, on, off) {
-	if (!nmkey)
+function memcg_section(    i, f, any) {
+	for (i = 1; i <= nmkey; i++) {
+		split(mkeys[i], f, SUBSEP)
+		if (f[1] ~ /memcg/)
+			any = 1
+	}
+	if (!any)
 		return
 	printf "\n## Memory-cgroup charging on and off (issue 19)\n\n"
 	printf "`ion-system-memcg` is `ion-system` run from a child memory cgroup with\n"
@@ -156,15 +161,39 @@ function memcg_section(    i, f, on, off) {
 	printf "pooled chunks); `ion-system-memcg-off` the same task with it off.  Both\n"
 	printf "run in the same rounds; the last column is the median of per-round ratios.\n\n"
 	printf "| impl | op | size | on µs | off µs | on / off (paired) |\n"
+	mpair_rows("memcg")
+}
+
+# The "@mpair" rows of the impls matching @re: both medians, the ratio.
+function mpair_rows(re,    i, f, on, off) {
 	printf "|---|---|---|---:|---:|---:|\n"
 	for (i = 1; i <= nmkey; i++) {
 		split(mkeys[i], f, SUBSEP)
+		if (f[1] !~ re)
+			continue
 		on = f[1] SUBSEP f[2] SUBSEP f[3] SUBSEP 0
 		off = mpeer[f[1]] SUBSEP f[2] SUBSEP f[3] SUBSEP 0
 		printf "| %s | %s | %s | %s | %s | %s |\n", f[1], f[2], hsize(f[3]), \
 			(on in med) ? us(med[on]) : "–", (off in med) ? us(med[off]) : "–", \
 			fmt(mpair[mkeys[i]])
 	}
+}
+
+# ion-system+trace: every ion event enabled, paired with ion-system.
+function trace_section(    i, f, any) {
+	for (i = 1; i <= nmkey; i++) {
+		split(mkeys[i], f, SUBSEP)
+		if (f[1] ~ /\+trace$/)
+			any = 1
+	}
+	if (!any)
+		return
+	printf "\n## Tracepoints enabled\n\n"
+	printf "`ion-system+trace` is `ion-system` with every ion event enabled (recorded\n"
+	printf "into a tracefs instance's buffer); both run in the same rounds; the last\n"
+	printf "column is the median of per-round ratios.\n\n"
+	printf "| impl | op | size | traced µs | not traced µs | traced / not (paired) |\n"
+	mpair_rows("\\+trace$")
 }
 
 function scaling_target(impl,    k1, hi, khi, r, txt) {
@@ -297,6 +326,7 @@ END {
 
 	helpers_section()
 	memcg_section()
+	trace_section()
 
 	printf "\n## Targets (issue 7; issue 19's charging cost)\n\n"
 	printf "| target | impl | ratios (size: ratio) | |\n|---|---|---|---|\n"
@@ -304,6 +334,8 @@ END {
 	all = "4096 65536 1048576 8388608 67108864"
 	for (i = 1; i <= nimpl; i++) {
 		t = order[i]
+		if (t ~ /\+trace$/)
+			continue
 		if (t in mpeer) {
 			memcg_target(t)
 			continue

@@ -35,6 +35,13 @@
  * parameter, before each of their runs (untimed), and back after; the
  * parameter is restored at exit.
  *
+ * Tracepoints: ion-system+trace is ion-system with every ion event
+ * enabled (in a tracefs instance of the bench's own, "ion-bench", whose
+ * buffer records them), alloc_free_cold and alloc_free_warm only, paired
+ * with ion-system in the same rounds ("@mpair" rows: traced over not).
+ * The events are switched on before each of its runs and off after
+ * (untimed), and the instance is removed at exit.
+ *
  * Every ion and dma-heap call goes through libion, and every debugfs read
  * through its reader (udmabuf is not ion's: its ioctl stays here).
  *
@@ -67,6 +74,7 @@
 #include <ion/ion.h>
 
 #include "ion_debugfs_priv.h"
+#include "ion_tracefs_priv.h"
 
 #define PAGE		4096UL
 #define KiB		1024UL
@@ -89,8 +97,9 @@ enum kind { K_ION, K_HEAP, K_UDMABUF, K_ANON };
  * value of parallel_helpers its runs have; @big_cold_only: a "+helpers"
  * twin, only in alloc_free_cold above one chunk (see run_op()).
  * @in_cgroup: runs from CG_BENCH with memcg_charge @charge (a memcg twin,
- * alloc_free_cold and alloc_free_warm only); @pair_with: the member its
- * "@mpair" rows compare it with.
+ * alloc_free_cold and alloc_free_warm only); @traced: runs with ion's
+ * events on (the same two ops); @pair_with: the member its "@mpair" rows
+ * compare it with.
  */
 struct impl {
 	char name[64];
@@ -102,6 +111,7 @@ struct impl {
 	int pooled;
 	int helpers, big_cold_only;
 	int in_cgroup, charge;
+	int traced;
 	const char *pair_with;
 };
 
@@ -444,9 +454,55 @@ static int move_cgroup(int in)
 	return err;
 }
 
+/* ---- tracepoints: ion-system+trace --------------------------------------- */
+
+static int trace_now;		/* ion's events are on in trace_dir */
+static char trace_dir[200];	/* the bench's tracefs instance */
+
+static int set_tracing(int on)
+{
+	int err;
+
+	if (on == trace_now)
+		return 0;
+	err = ion_tracefs_enable(trace_dir, on);
+	if (!err)
+		trace_now = on;
+	return err;
+}
+
+static void restore_tracing(void)
+{
+	ion_tracefs_instance_remove(trace_dir);
+}
+
+/* The instance "ion-bench" with ion's events (off): 0, or a reason, -1. */
+static int setup_tracing(void)
+{
+	int err = ion_tracefs_instance("ion-bench", trace_dir,
+				       sizeof(trace_dir));
+
+	if (err) {
+		progress("tracing: no tracefs instance: %s: no +trace rows",
+			 strerror(-err));
+		return -1;
+	}
+	atexit(restore_tracing);
+	/*
+	 * An event that stays on for the whole run keeps the instance's
+	 * comm recording (a probe on sched_switch) registered: otherwise
+	 * every switch of ion's events would patch __schedule too, and
+	 * under TCG one such patch oopsed on an int3 (Documentation/bench.md).
+	 */
+	if (ion_tracefs_write(trace_dir, "events/module/module_load/enable", "1"))
+		progress("tracing: module_load not on: comm recording toggles");
+	return 0;
+}
+
 /*
  * Untimed, before each run of @im: its cgroup and memcg_charge (the
- * module's own for every implementation but the memcg twins).
+ * module's own for every implementation but the memcg twins), and ion's
+ * events (on for the +trace twin only).
  */
 static int set_context(const struct impl *im)
 {
@@ -454,6 +510,8 @@ static int set_context(const struct impl *im)
 
 	if (!err && charge_orig >= 0)
 		err = set_charge(im->in_cgroup ? im->charge : charge_orig);
+	if (!err)
+		err = set_tracing(im->traced);
 	return err;
 }
 
@@ -1019,8 +1077,8 @@ static void run_op(const char *op, op_fn fn)
 			if (im->big_cold_only &&
 			    (fn != op_alloc_free_cold || sizes[z] <= MiB))
 				continue;
-			if (im->in_cgroup && fn != op_alloc_free_cold &&
-			    fn != op_alloc_free_warm)
+			if ((im->in_cgroup || im->traced) &&
+			    fn != op_alloc_free_cold && fn != op_alloc_free_warm)
 				continue;
 			if (fn == op_alloc_free_warm && !set_context(im) &&
 			    buf_alloc(im, sizes[z], &b) == 0)
@@ -1187,6 +1245,20 @@ static void add_ion_impl(const struct ion_heap_data *h, const char *name,
 	set_pool_file(im, h->name);
 }
 
+/* A twin of ion-system @name from the system heap @h, or NULL. */
+static struct impl *add_system_twin(const char *name,
+				    const struct ion_heap_data *h)
+{
+	struct impl *tw = add_impl(name, K_ION);
+
+	if (!tw)
+		return NULL;
+	tw->heap_mask = 1U << h->heap_id;
+	tw->flags = ION_FLAG_CACHED;
+	set_pool_file(tw, h->name);
+	return tw;
+}
+
 /*
  * The memcg twins of ion-system (see the head comment), from the system
  * heap @h, when cgroup2 and the memory controller are there; selected by
@@ -1206,18 +1278,34 @@ static void add_memcg_twins(const struct ion_heap_data *h)
 		if (!ready && setup_memcg())
 			return;
 		ready = 1;
-		tw = add_impl(names[i], K_ION);
+		tw = add_system_twin(names[i], h);
 		if (!tw)
 			return;
-		tw->heap_mask = 1U << h->heap_id;
-		tw->flags = ION_FLAG_CACHED;
-		set_pool_file(tw, h->name);
 		tw->in_cgroup = 1;
 		tw->charge = !i;
 		tw->pair_with = i ? NULL : names[1];
 		progress("%s: ion-system from %s, memcg_charge %s", names[i],
 			 CG_BENCH, i ? "N" : "Y");
 	}
+}
+
+/*
+ * ion-system+trace (see the head comment), from the system heap @h, when
+ * tracefs has ion's events; selected by name.
+ */
+static void add_trace_twin(const struct ion_heap_data *h)
+{
+	struct impl *tw;
+
+	if (!selected(only_impls, "ion-system+trace") || setup_tracing())
+		return;
+	tw = add_system_twin("ion-system+trace", h);
+	if (!tw)
+		return;
+	tw->traced = 1;
+	tw->pair_with = "ion-system";
+	progress("ion-system+trace: ion-system with ion's events on in %s",
+		 trace_dir);
 }
 
 static void find_ion(void)
@@ -1356,6 +1444,8 @@ static void find_impls(void)
 	add_twins();
 	if (memcg_heap)
 		add_memcg_twins(memcg_heap);
+	if (memcg_heap)
+		add_trace_twin(memcg_heap);
 }
 
 /* ---- main -------------------------------------------------------------------- */

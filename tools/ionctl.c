@@ -42,6 +42,9 @@ static const char usage[] =
 "                           buffers and their holders, allocation rates;\n"
 "                           q or a signal quits; -b batch (no terminal\n"
 "                           control), -n N frames, -d delay (default 2)\n"
+"  trace [-n N] [-t SECS] [--raw]\n"
+"                           print ion's tracepoints as they fire (tracefs),\n"
+"                           until N events, SECS seconds or a signal\n"
 "\n"
 "Sizes are bytes, or take K, M, G suffixes (8M, 1.5G; powers of 1024).\n"
 "--json prints JSON.  --debugfs DIR reads ion's debugfs files from DIR\n"
@@ -164,6 +167,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
+	if (!strcmp(cmd, "trace"))
+		return ionctl_trace(argc - optind + 1, argv + optind - 1);
 	rc = parse_opts(argc, argv, "jD:H:s:ckn:bd:h", &cl);
 	if (rc >= 0)
 		return rc;

@@ -14,6 +14,7 @@
 
 #include "ion_fail.h"
 #include "ion_priv.h"
+#include "trace/ion_trace.h"
 
 /**
  * DOC: buffers
@@ -323,6 +324,26 @@ err_free_buffer:
 	return ERR_PTR(ret);
 }
 
+/*
+ * ion_buffer_alloc() timed for the ion_alloc event, which records refusals
+ * too; the clock is read only while the event is enabled.
+ */
+static struct ion_core_buffer *
+ion_buffer_alloc_traced(struct ion_device *dev, struct ion_owner *owner,
+			const struct ion_buffer_req *req)
+{
+	struct ion_core_buffer *buffer;
+	u64 start;
+
+	if (!trace_ion_alloc_enabled())
+		return ion_buffer_alloc(dev, owner, req);
+	start = ktime_get_ns();
+	buffer = ion_buffer_alloc(dev, owner, req);
+	trace_ion_alloc(buffer, owner, PAGE_ALIGN(req->len), req->heap_mask,
+			req->flags, ktime_get_ns() - start);
+	return buffer;
+}
+
 /**
  * ion_buffer_create() - allocate a buffer and its dma-buf
  * @dev:       the device
@@ -354,7 +375,7 @@ ion_buffer_create(struct ion_device *dev, struct ion_owner *owner, u64 len,
 		.file_flags = O_RDWR,
 	};
 
-	return ion_buffer_alloc(dev, owner, &req);
+	return ion_buffer_alloc_traced(dev, owner, &req);
 }
 
 /**
@@ -388,7 +409,7 @@ ion_buffer_create_in(struct ion_device *dev, struct ion_owner *owner, u64 len,
 		.file_flags = file_flags,
 	};
 
-	return ion_buffer_alloc(dev, owner, &req);
+	return ion_buffer_alloc_traced(dev, owner, &req);
 }
 
 /**
@@ -401,6 +422,7 @@ void ion_buffer_release(struct dma_buf *dmabuf)
 {
 	struct ion_core_buffer *buffer = dmabuf->priv;
 
+	trace_ion_free(buffer);
 	ion_uncharge(buffer);
 	WARN_ON_ONCE(buffer->kmap_count || buffer->attach_count);
 	ion_buffer_free_backing(buffer);

@@ -19,6 +19,7 @@
 
 #include "ion_fail.h"
 #include "ion_priv.h"
+#include "trace/ion_trace.h"
 
 /**
  * DOC: dma-buf
@@ -195,6 +196,7 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_unlock(&buffer->lock);
 
 	attach->priv = a;
+	trace_ion_attach(buffer, a->dev);
 	return 0;
 
 err_heap_detach:
@@ -214,6 +216,7 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 	struct ion_heap *heap = buffer->base.heap;
 	struct ion_attachment *a = attach->priv;
 
+	trace_ion_detach(buffer, a->dev);
 	mutex_lock(&buffer->lock);
 	spin_lock(&ion_dev.stats_lock);
 	list_del(&a->node);
@@ -286,6 +289,7 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	a->mapped = true;
 	a->dir = dir;
 	mutex_unlock(&buffer->lock);
+	trace_ion_map(buffer, a->dev, dir, &a->table);
 	return &a->table;
 }
 ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);	/* an ERR_PTR(-errno) */
@@ -296,6 +300,7 @@ static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 	struct ion_core_buffer *buffer = attach->dmabuf->priv;
 	struct ion_attachment *a = attach->priv;
 
+	trace_ion_unmap(buffer, a->dev, dir, sgt);
 	mutex_lock(&buffer->lock);
 	a->mapped = false;
 	mutex_unlock(&buffer->lock);
@@ -343,6 +348,7 @@ static int ion_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
 	struct ion_heap *heap = buffer->base.heap;
 	int ret;
 
+	trace_ion_cpu_access_begin(buffer, dir);
 	ret = ion_buffer_back_lazy(buffer);
 	if (ret)
 		return ret;
@@ -358,6 +364,7 @@ static int ion_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
 
+	trace_ion_cpu_access_end(buffer, dir);
 	ion_dmabuf_sync_cpu_access(buffer, false);
 	if (heap->ops->end_cpu_access)
 		return heap->ops->end_cpu_access(heap, &buffer->base, dir);
@@ -452,6 +459,7 @@ static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
 	    end > buffer->base.size >> PAGE_SHIFT)
 		return -EINVAL;
+	trace_ion_mmap(buffer, vma);
 	if (!ion_buffer_cached(buffer))
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 	if (ion_buffer_waiting(buffer)) {

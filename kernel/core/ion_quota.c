@@ -12,6 +12,7 @@
 #include <linux/xarray.h>
 
 #include "ion_priv.h"
+#include "trace/ion_trace.h"
 
 /**
  * DOC: quotas
@@ -113,6 +114,19 @@ static struct ion_quota_uid *ion_quota_uid_get(struct ion_heap_core *core,
 	return q;
 }
 
+/* The ion_quota_refusal event: what was asked, what was used, the limits. */
+static void ion_quota_trace_refusal(const struct ion_heap *heap,
+				    const struct ion_core_buffer *buffer,
+				    u64 uid_bytes, u64 client_bytes)
+{
+	if (!trace_ion_quota_refusal_enabled())
+		return;
+	trace_ion_quota_refusal(heap->name, heap->id, buffer->owner,
+				__kuid_val(buffer->uid), buffer->base.size,
+				uid_bytes, ion_quota_uid_limit(heap),
+				client_bytes, ion_quota_client_limit(heap));
+}
+
 /**
  * ion_quota_charge() - count a buffer about to be backed by @heap
  * @heap:   the heap about to back it
@@ -127,6 +141,7 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer)
 {
 	struct ion_owner *owner = buffer->owner;
 	u64 size = buffer->base.size;
+	u64 uid_bytes, client_bytes;
 	struct ion_quota_uid *q;
 	bool limited;
 
@@ -139,12 +154,14 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer)
 		  (!owner->kernel && !uid_eq(buffer->uid, GLOBAL_ROOT_UID));
 
 	spin_lock(&ion_dev.stats_lock);
+	uid_bytes = q->bytes;
+	client_bytes = owner->heap_bytes[heap->id];
 	if (limited &&
-	    (q->bytes + size > ion_quota_uid_limit(heap) ||
-	     owner->heap_bytes[heap->id] + size >
-	     ion_quota_client_limit(heap))) {
+	    (uid_bytes + size > ion_quota_uid_limit(heap) ||
+	     client_bytes + size > ion_quota_client_limit(heap))) {
 		heap->core->stats.quota_refusals++;
 		spin_unlock(&ion_dev.stats_lock);
+		ion_quota_trace_refusal(heap, buffer, uid_bytes, client_bytes);
 		return -EDQUOT;
 	}
 	q->bytes += size;

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "ion_memcg.h"
+#include "trace/ion_trace.h"
 
 /**
  * DOC: memory cgroups
@@ -144,6 +145,23 @@ bool ion_memcg_caller_charged(void)
 	return charged;
 }
 
+/*
+ * The first of the caller's cgroup and its ancestors that @npages more
+ * would take past its memory.max (read without locks), or NULL.  Under
+ * RCU.
+ */
+static struct mem_cgroup *ion_memcg_limiting(unsigned long npages)
+{
+	struct mem_cgroup *memcg;
+
+	for (memcg = ion_memcg_caller(); memcg && !ion_memcg_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg))
+		if (page_counter_read(&memcg->memory) + npages >
+		    READ_ONCE(memcg->memory.max))
+			return memcg;
+	return NULL;
+}
+
 /**
  * ion_memcg_caller_at_limit() - would @npages more take the caller's
  *				 cgroup past memory.max?
@@ -156,20 +174,43 @@ bool ion_memcg_caller_charged(void)
  */
 bool ion_memcg_caller_at_limit(unsigned long npages)
 {
-	struct mem_cgroup *memcg;
-	bool at_limit = false;
+	bool at_limit;
 
 	rcu_read_lock();
-	for (memcg = ion_memcg_caller(); memcg && !ion_memcg_is_root(memcg);
-	     memcg = parent_mem_cgroup(memcg)) {
-		if (page_counter_read(&memcg->memory) + npages >
-		    READ_ONCE(memcg->memory.max)) {
-			at_limit = true;
-			break;
-		}
-	}
+	at_limit = ion_memcg_limiting(npages);
 	rcu_read_unlock();
 	return at_limit;
+}
+
+/**
+ * ion_memcg_note_refusal() - trace a heap's -ENOMEM that memory.max caused
+ * @heap: the heap's name
+ * @size: the buffer's size in bytes
+ * @ret:  the heap's result
+ *
+ * A charged caller's allocation that failed with -ENOMEM while its
+ * cgroup (or an ancestor) could not take @size more bytes is recorded as
+ * an ion_memcg_refusal event, with that cgroup's usage and memory.max.
+ * Nothing is looked at while the event is disabled.
+ *
+ * Context: Process context.
+ * Return: @ret.
+ */
+int ion_memcg_note_refusal(const char *heap, u64 size, int ret)
+{
+	struct mem_cgroup *memcg;
+
+	if (ret != -ENOMEM || !trace_ion_memcg_refusal_enabled() ||
+	    !ion_memcg_caller_charged())
+		return ret;
+	rcu_read_lock();
+	memcg = ion_memcg_limiting(size >> PAGE_SHIFT);
+	if (memcg)
+		trace_ion_memcg_refusal(heap, size,
+					(u64)page_counter_read(&memcg->memory) << PAGE_SHIFT,
+					(u64)READ_ONCE(memcg->memory.max) << PAGE_SHIFT);
+	rcu_read_unlock();
+	return ret;
 }
 
 /**

@@ -33,6 +33,7 @@ struct ion_memcg_pool {
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
+int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
 
 /**
  * ion_memcg_page_charged() - is @page charged to a memory cgroup?
@@ -83,6 +84,11 @@ static inline bool ion_memcg_caller_charged(void)
 static inline bool ion_memcg_caller_at_limit(unsigned long npages)
 {
 	return false;
+}
+
+static inline int ion_memcg_note_refusal(const char *heap, u64 size, int ret)
+{
+	return ret;
 }
 
 static inline bool ion_memcg_page_charged(struct page *page)

@@ -51,6 +51,7 @@
 #include "ion_memcg.h"
 #include "ion_page_pool.h"
 #include "ion_page_pool_priv.h"
+#include "trace/ion_trace.h"
 
 static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
@@ -154,8 +155,12 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached)
 {
 	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
+	struct page *page = pool ? ion_pool_take(pools, pool) : NULL;
 
-	return pool ? ion_pool_take(pools, pool) : NULL;
+	if (page && trace_ion_pool_drain_enabled())
+		trace_ion_pool_drain(pools->name, order, cached, false,
+				     ion_page_pools_pages(pools));
+	return page;
 }
 
 /**
@@ -218,6 +223,9 @@ struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
 	page = ion_memcg_pool_take(&pool->charged);
 	if (page)
 		ion_pool_count_charged(pools, pool, -1);
+	if (page && trace_ion_pool_drain_enabled())
+		trace_ion_pool_drain(pools->name, order, cached, true,
+				     ion_page_pools_pages(pools));
 	return page;
 }
 
@@ -239,13 +247,17 @@ void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached)
 {
 	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
+	bool charged = ion_memcg_page_charged(page);
 
 	if (WARN_ON_ONCE(!pool))
 		return;
-	if (ion_memcg_page_charged(page))
+	if (charged)
 		ion_pool_add_charged(pools, pool, page, cached);
 	else
 		ion_pool_add(pools, pool, page);
+	if (trace_ion_pool_refill_enabled())
+		trace_ion_pool_refill(pools->name, order, cached, charged,
+				      ion_page_pools_pages(pools));
 }
 
 /**

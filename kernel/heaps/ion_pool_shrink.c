@@ -44,6 +44,7 @@
 #include "ion_memcg.h"
 #include "ion_page_pool.h"
 #include "ion_page_pool_priv.h"
+#include "trace/ion_trace.h"
 
 /*
  * Free up to @nr pages (whole chunks, so perhaps a little more) from one
@@ -181,6 +182,8 @@ static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
 		freed += pools->reclaim->scan(pools->reclaim_data,
 					      sc->nr_to_scan - freed,
 					      may_block);
+	trace_ion_pool_shrink(pools->name, sc->nr_to_scan, freed,
+			      ion_page_pools_pages(pools));
 	if (!freed)
 		return SHRINK_STOP;
 	sc->nr_scanned = freed;

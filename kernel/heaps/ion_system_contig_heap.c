@@ -85,7 +85,7 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 
 	page = ion_contig_get_pages(order, npages);
 	if (!page)
-		return -ENOMEM;
+		return ion_memcg_note_refusal(heap->name, len, -ENOMEM);
 	sgt = ion_buffer_one_chunk(buffer, page, len);
 	if (!(buffer->flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);

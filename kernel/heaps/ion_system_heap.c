@@ -393,7 +393,8 @@ static int ion_system_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 			return ret;
 		first = one + 1;	/* smaller chunks, more of them */
 	}
-	return ion_system_allocate_chunks(buffer, len, first, big, cached);
+	ret = ion_system_allocate_chunks(buffer, len, first, big, cached);
+	return ion_memcg_note_refusal(heap->name, len, ret);
 }
 
 /*

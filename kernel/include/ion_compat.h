@@ -241,4 +241,14 @@ ion_list_lru_walk_node(struct list_lru *lru, int nid, ion_lru_walk_cb isolate,
 	__EXPORT_SYMBOL(sym, "GPL", __stringify(ns))
 #endif
 
+/*
+ * 6.10: __assign_str() takes the source from the event's __string() and
+ * no longer as a second argument.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 10, 0)
+#define ion_trace_assign_str(dst, src)	__assign_str(dst, src)
+#else
+#define ion_trace_assign_str(dst, src)	__assign_str(dst)
+#endif
+
 #endif /* _ION_COMPAT_H */

@@ -17,4 +17,14 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
+# check_eq <name> <got> <want>: the case passes when got equals want.
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		diag "got '$2', want '$3'"
+		not_ok "$1"
+	fi
+}
+
 rig_exit() { [ "$RIG_FAILED" = 0 ]; exit $?; }

@@ -39,16 +39,6 @@ expect_rc() {
 	fi
 }
 
-# check_eq <case> <got> <want>: the case passes when got equals want.
-check_eq() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		diag "got '$2', want '$3'"
-		not_ok "$1"
-	fi
-}
-
 # json_valid <file>: the file is one JSON value (RFC 8259 grammar, no
 # escapes checked beyond \x), nothing after it.
 json_valid() {

@@ -77,4 +77,10 @@ int cmd_alloc(const char *heap, unsigned long long size, int cached,
 /* top.c */
 int cmd_top(int batch, unsigned long frames, double delay);
 
+/*
+ * ionctl trace (tools/ionctl/trace.c): @argv[0] is "trace", its options
+ * follow.  Returns an exit code.
+ */
+int ionctl_trace(int argc, char **argv);
+
 #endif /* IONCTL_H */

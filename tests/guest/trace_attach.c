@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace_attach: ion's device events carry the importing device's name
+ * (dev_name()), read back through a tracefs instance of the test's own.
+ * edu, through ion_test's plain dma-buf import: ion_attach, then ion_map
+ * with dir=bidirectional and nents equal to the DMA segments ion_test
+ * counted, and on release ion_unmap and ion_detach; the device named is
+ * edu (its sysfs vendor and device ids).  vgem's PRIME import: ion_attach
+ * with dev=vgem, ion_detach after GEM_CLOSE.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heap_util.h"
+#include "ion_test_util.h"
+#include "trace_util.h"
+#include "vgem_util.h"
+
+#define LEN	(256 * 1024)
+
+static struct tr_inst inst;
+
+static void expect(const char *text, const char *event,
+		   const char *const *fields, const char *what)
+{
+	int found = text && tr_find(text, event, fields);
+
+	if (!found)
+		tap_diag("no %s with %s %s; buffer:\n%s", event, fields[0],
+			 fields[1] ? fields[1] : "", text ? text : "-");
+	tap_ok(found, "%s", what);
+}
+
+/* Is @dev the edu PCI device (1234:11e8)? */
+static int is_edu(const char *dev)
+{
+	static const char *const ids[][2] = {
+		{ "vendor", "0x1234" }, { "device", "0x11e8" },
+	};
+	char path[128], *v;
+	unsigned int i;
+	int ok = 1;
+
+	for (i = 0; i < 2 && ok; i++) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", dev,
+			 ids[i][0]);
+		v = NULL;
+		ok = it_read_file(path, &v) >= 0 &&
+		     !strncmp(v, ids[i][1], strlen(ids[i][1]));
+		free(v);
+	}
+	return ok;
+}
+
+/* The edu device among the ion_attach events of @ino, in @dev. */
+static int find_edu(const char *text, const char *ino, char *dev,
+		    size_t size)
+{
+	const char *const f[] = { ino, NULL };
+	const char *line = text;
+
+	while (line && (line = tr_find(line, "ion_attach", f))) {
+		if (!tr_field(line, "dev", dev, size) && is_edu(dev))
+			return 0;
+		line = strchr(line, '\n');
+	}
+	return -ENOENT;
+}
+
+static void edu_case(int ion, unsigned int heap_id)
+{
+	char ino[48], d[96], nents[32], *text;
+	const char *const map[] = { d, "dir=bidirectional", nents, ino, NULL };
+	const char *const dev_only[] = { d, ino, NULL };
+	struct ion_test_info info;
+	struct ion_test_import imp;
+	int tfd = ht_test_open(), fd;
+
+	if (tfd < 0 || ht_test_info(tfd, &info) || !info.has_edu) {
+		tap_skip("edu: attach and map events", "no edu device");
+		if (tfd >= 0)
+			close(tfd);
+		return;
+	}
+	fd = ht_alloc(ion, LEN, 0, heap_id, ION_FLAG_CACHED);
+	snprintf(ino, sizeof(ino), "ino=%lu", fd >= 0 ? it_ino(fd) : 0);
+	tr_clear(&inst);
+	if (fd < 0 || ht_import(tfd, fd, ION_TEST_MODE_DMABUF, &imp) ||
+	    imp.dma_err) {
+		tap_ok(0, "edu imports a buffer of heap %u (%s)", heap_id,
+		       fd < 0 ? strerror(-fd) : "import or mapping failed");
+		goto out;
+	}
+	text = tr_read(&inst);
+	if (!tap_ok(text && !find_edu(text, ino, d + 4, sizeof(d) - 4),
+		    "ion_attach names edu (dev_name, sysfs ids 1234:11e8)")) {
+		tap_diag("buffer:\n%s", text ? text : "-");
+		free(text);
+		goto out_release;
+	}
+	memcpy(d, "dev=", 4);
+	tap_diag("edu is %s, %u DMA segments", d, imp.dma_segs);
+	snprintf(nents, sizeof(nents), "nents=%u", imp.dma_segs);
+	expect(text, "ion_map", map,
+	       "ion_map: edu, dir=bidirectional, nents as mapped");
+	free(text);
+	tr_clear(&inst);
+	ht_release(tfd, imp.slot);
+	text = tr_read(&inst);
+	expect(text, "ion_unmap", map,
+	       "ion_unmap: edu, dir=bidirectional, nents as mapped");
+	expect(text, "ion_detach", dev_only, "ion_detach: edu");
+	free(text);
+	goto out;
+out_release:
+	ht_release(tfd, imp.slot);
+out:
+	if (fd >= 0)
+		close(fd);
+	close(tfd);
+}
+
+static void vgem_case(int ion)
+{
+	char ino[48], *text;
+	const char *const f[] = { "dev=vgem", ino, NULL };
+	int drm = open_vgem(), fd;
+	uint32_t handle;
+
+	if (drm < 0) {
+		tap_skip("vgem: attach events", "vgem module not available");
+		return;
+	}
+	fd = it_alloc_fd(ion, LEN, ION_HEAP_SYSTEM_MASK, 0);
+	snprintf(ino, sizeof(ino), "ino=%lu", fd >= 0 ? it_ino(fd) : 0);
+	tr_clear(&inst);
+	if (fd < 0 || vgem_import(drm, fd, &handle)) {
+		tap_ok(0, "vgem imports a system-heap buffer");
+		goto out;
+	}
+	text = tr_read(&inst);
+	expect(text, "ion_attach", f, "ion_attach: dev=vgem on PRIME import");
+	free(text);
+	tr_clear(&inst);
+	vgem_close(drm, handle);
+	text = tr_read(&inst);
+	expect(text, "ion_detach", f, "ion_detach: dev=vgem after GEM_CLOSE");
+	free(text);
+out:
+	if (fd >= 0)
+		close(fd);
+	close(drm);
+	vgem_unload();
+}
+
+int main(void)
+{
+	const struct ion_heap_data *dma;
+	struct it_heaps hs;
+	int ion, ret;
+
+	ion = it_setup(&hs);
+	ret = tr_open(&inst, "trace_attach");
+	if (ret) {
+		tap_skip("trace_attach", ret == -ENOENT ?
+			 "no tracefs or no ion events" : strerror(-ret));
+		close(ion);
+		return tap_exit();
+	}
+	/* The DMA heap is within edu's 32-bit reach without an IOMMU. */
+	dma = it_heap_find(&hs, ION_DMA_HEAP_NAME);
+	edu_case(ion, dma ? dma->heap_id : 0);
+	vgem_case(ion);
+	tr_close(&inst);
+	close(ion);
+	return tap_exit();
+}
