@@ -19,7 +19,10 @@
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are.  A buffer of exactly
+ * write-combined: pooled uncached chunks still are.  On x86 its chunks
+ * are instead cut from write-combined 2 MiB blocks (ion_cache_x86_block.c),
+ * so that no conversion splits a large page of the linear map; only when
+ * no block can be had is a fresh chunk converted alone.  A buffer of exactly
  * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
@@ -73,6 +76,17 @@ static struct page *ion_system_get_chunk(unsigned int order,
 	*pooled = !!page;
 	if (page)
 		return page;
+	/*
+	 * Uncached: a chunk of a write-combined 2 MiB block, clean and
+	 * converted already, so counted as pooled (it goes to the pools if
+	 * unused); only without a block is a chunk converted alone.
+	 */
+	if (!cached) {
+		page = ion_cache_uncached_chunk(order, nid);
+		*pooled = !!page;
+		if (page)
+			return page;
+	}
 	if (nid == NUMA_NO_NODE)
 		return alloc_pages(gfp, order);
 	return alloc_pages_node(nid, gfp, order);
@@ -441,6 +455,7 @@ static void ion_system_free(struct ion_buffer *buffer)
 static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)
 {
 	ion_chunk_pool_debug_show(ion_system_pools, s);
+	ion_cache_blocks_debug_show(s);
 	seq_printf(s, "parallel_fills: %ld\n",
 		   atomic_long_read(&ion_system_parallel_fills));
 	seq_printf(s, "parallel_helper_bytes: %ld\n",
@@ -497,4 +512,5 @@ void ion_system_heap_exit(void)
 	ion_device_remove_heap(&ion_system_heap);
 	ion_chunk_pool_destroy(ion_system_pools);
 	ion_system_pools = NULL;
+	ion_cache_blocks_exit();
 }
