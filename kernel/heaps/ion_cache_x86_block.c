@@ -134,9 +134,16 @@ struct ion_block {
  * @nempty: blocks on @empty
  * @index:  every block by its first pfn >> ION_BLOCK_ORDER (own locking;
  *	    read under RCU)
- * @held:   blocks converted now
- * @converted, @restored, @leaked, @chunks, @fallback, @splits: counters
- *	    for debugfs (see ion_cache_blocks_debug_show())
+ * @held:      blocks converted now
+ * @converted: blocks converted to write-combining, ever
+ * @restored:  blocks restored to write-back and freed, ever
+ * @leaked:    blocks that stayed write-combined and were leaked
+ * @chunks:    chunks handed out of blocks
+ * @fallback:  chunks the heap had to convert alone (no block to be had)
+ * @splits:    conversions that found a large page under their first page
+ *	       and left a 4 KiB one (blocks and single chunks alike)
+ *
+ * The counters are for debugfs (ion_cache_blocks_debug_show()).
  */
 static struct ion_blocks {
 	struct mutex lock;	/* protects the lists, the blocks' bitmaps */
