@@ -161,8 +161,10 @@ static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
 	if (!db->page)
 		return -ENOMEM;
 	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
+		return ret;
+	}
 	sg_set_page(db->sgt.sgl, db->page, len, 0);
 	/*
 	 * dma_alloc_pages() zeroes the memory itself (dma-direct and the
@@ -173,12 +175,6 @@ static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
 	 */
 	dma_sync_single_for_device(dev, db->dma, len, DMA_TO_DEVICE);
 	return 0;
-
-err_free_table:
-	sg_free_table(&db->sgt);
-err_free:
-	dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
-	return ret;
 }
 
 static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
