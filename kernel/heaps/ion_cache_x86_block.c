@@ -64,6 +64,7 @@
  * uncached buffers of the system heap are not charged on x86.
  */
 #include <linux/bitmap.h>
+#include <linux/bits.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -78,7 +79,7 @@
 #include "ion_cache.h"
 
 #define ION_BLOCK_ORDER		9
-#define ION_BLOCK_PAGES		(1U << ION_BLOCK_ORDER)
+#define ION_BLOCK_PAGES		BIT(ION_BLOCK_ORDER)
 
 static unsigned int uncached_keep_blocks = 1;
 static unsigned long ion_cache_blocks_trim(unsigned int keep);
@@ -329,7 +330,11 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid)
 	mutex_unlock(&ion_blocks.lock);
 	atomic_long_inc(&ion_blocks.chunks);
 	if (dirty) {
-		/* Write-combined stores: no cache line to clean after. */
+		/*
+		 * Write-combined stores: no cache line to clean after; the
+		 * barrier drains the write-combining buffers before the
+		 * chunk is handed out.
+		 */
 		memset(page_address(blk->page + off), 0, PAGE_SIZE << order);
 		wmb();
 	}
