@@ -330,12 +330,9 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid)
 	mutex_unlock(&ion_blocks.lock);
 	atomic_long_inc(&ion_blocks.chunks);
 	if (dirty) {
-		/*
-		 * Write-combined stores: no cache line to clean after; the
-		 * barrier drains the write-combining buffers before the
-		 * chunk is handed out.
-		 */
+		/* Write-combined stores: no cache line to clean after. */
 		memset(page_address(blk->page + off), 0, PAGE_SIZE << order);
+		/* Drain the write-combining buffers before handing it out. */
 		wmb();
 	}
 	return blk->page + off;
