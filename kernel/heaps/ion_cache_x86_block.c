@@ -434,19 +434,23 @@ void ion_cache_blocks_exit(void)
  */
 void ion_cache_blocks_debug_show(struct seq_file *s)
 {
-	seq_printf(s, "uncached_blocks: %ld\n",
-		   atomic_long_read(&ion_blocks.held));
-	seq_printf(s, "uncached_blocks_kept: %u\n", READ_ONCE(ion_blocks.nempty));
-	seq_printf(s, "uncached_blocks_converted: %ld\n",
-		   atomic_long_read(&ion_blocks.converted));
-	seq_printf(s, "uncached_blocks_restored: %ld\n",
-		   atomic_long_read(&ion_blocks.restored));
-	seq_printf(s, "uncached_blocks_leaked: %ld\n",
-		   atomic_long_read(&ion_blocks.leaked));
-	seq_printf(s, "uncached_block_chunks: %ld\n",
-		   atomic_long_read(&ion_blocks.chunks));
-	seq_printf(s, "uncached_fallback_chunks: %ld\n",
-		   atomic_long_read(&ion_blocks.fallback));
-	seq_printf(s, "direct_map_splits: %ld\n",
-		   atomic_long_read(&ion_blocks.splits));
+	static const struct {
+		const char *key;
+		atomic_long_t *v;
+	} keys[] = {
+		{ "uncached_blocks", &ion_blocks.held },
+		{ "uncached_blocks_kept", NULL },
+		{ "uncached_blocks_converted", &ion_blocks.converted },
+		{ "uncached_blocks_restored", &ion_blocks.restored },
+		{ "uncached_blocks_leaked", &ion_blocks.leaked },
+		{ "uncached_block_chunks", &ion_blocks.chunks },
+		{ "uncached_fallback_chunks", &ion_blocks.fallback },
+		{ "direct_map_splits", &ion_blocks.splits },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		seq_printf(s, "%s: %ld\n", keys[i].key, keys[i].v ?
+			   atomic_long_read(keys[i].v) :
+			   (long)READ_ONCE(ion_blocks.nempty));
 }

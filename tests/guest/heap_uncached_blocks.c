@@ -74,22 +74,30 @@ static int alloc_uncached(int ion, size_t len)
 	return it_alloc_fd(ion, len, ION_HEAP_SYSTEM_MASK, 0);
 }
 
+/*
+ * A new uncached buffer of @len in *@buf (-1 on failure), the physical
+ * address of its first page and that page's linear-map entry; 0 or -errno.
+ */
+static int live_attr(int ion, int tfd, size_t len, int *buf,
+		     unsigned long long *phys, struct ion_test_phys_attr *a)
+{
+	*phys = 0;
+	*buf = alloc_uncached(ion, len);
+	if (*buf < 0)
+		return *buf;
+	*phys = ht_buf_phys(tfd, *buf);
+	return *phys ? phys_attr(tfd, *phys, a) : -EIO;
+}
+
 /* An uncached buffer's first page: write-combining, from a block. */
 static void wc_case(int ion, int tfd)
 {
 	long long chunks0 = ht_system_num("uncached_block_chunks");
-	struct ion_test_phys_attr a;
-	unsigned long long phys = 0;
+	struct ion_test_phys_attr a = { 0 };
+	unsigned long long phys;
 	int buf, ret;
 
-	buf = alloc_uncached(ion, 64 * KiB);
-	ret = buf < 0 ? buf : 0;
-	if (!ret)
-		phys = ht_buf_phys(tfd, buf);
-	if (!ret && !phys)
-		ret = -EIO;
-	if (!ret)
-		ret = phys_attr(tfd, phys, &a);
+	ret = live_attr(ion, tfd, 64 * KiB, &buf, &phys, &a);
 	if (!ret)
 		tap_diag("first page: cache bits %#llx, mapped by %u KiB",
 			 (unsigned long long)a.kernel_bits, a.map_kb);
@@ -178,15 +186,10 @@ static void restore_case(int ion, int tfd)
 	unsigned long long phys = 0;
 	int buf, ret;
 
+	buf = -1;
 	ret = it_param_set(KEEP, "0");
-	buf = ret ? ret : alloc_uncached(ion, 1 * MiB);
-	ret = buf < 0 ? buf : 0;
 	if (!ret)
-		phys = ht_buf_phys(tfd, buf);
-	if (!ret && !phys)
-		ret = -EIO;
-	if (!ret)
-		ret = phys_attr(tfd, phys, &a);
+		ret = live_attr(ion, tfd, 1 * MiB, &buf, &phys, &a);
 	tap_ok(!ret && a.kernel_bits == X86_PAGE_PWT,
 	       "a live uncached buffer's page is write-combining");
 	if (buf >= 0)
