@@ -42,7 +42,8 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 #endif
 
 #if IS_ENABLED(CONFIG_X86)
-struct page *ion_cache_uncached_chunk(unsigned int order, int nid);
+struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
+				      bool charged);
 bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order);
 void ion_cache_blocks_exit(void);
 void ion_cache_blocks_debug_show(struct seq_file *s);
@@ -50,7 +51,7 @@ bool ion_cache_linear_large(unsigned long addr);
 void ion_cache_count_split(unsigned long addr, bool was_large);
 #else
 static inline struct page *ion_cache_uncached_chunk(unsigned int order,
-						    int nid)
+						    int nid, bool charged)
 {
 	return NULL;
 }

@@ -58,10 +58,13 @@
  *
  * Fallback.  When no order-9 block can be had (fragmented memory), the
  * heap converts the chunk alone as before (ion_cache_set_uncached()), and
- * that split is counted (fallback_chunks, direct_map_splits).
+ * that split is counted (uncached_fallback_chunks, direct_map_splits).
  *
- * Memory cgroups: a block serves every cgroup, so it is charged to none;
- * uncached buffers of the system heap are not charged on x86.
+ * Memory cgroups: a block serves every cgroup, so it is charged to none.
+ * A caller whose chunks must be charged to its cgroup (memcg_charge on,
+ * not in the root cgroup) gets none from the blocks: its chunks are
+ * charged and converted alone, as before, splitting the direct map on
+ * purpose; counted in uncached_charged_chunks.
  */
 #include <linux/bitmap.h>
 #include <linux/bits.h>
@@ -141,6 +144,8 @@ struct ion_block {
  * @leaked:    blocks that stayed write-combined and were leaked
  * @chunks:    chunks handed out of blocks
  * @fallback:  chunks the heap had to convert alone (no block to be had)
+ * @charged:   chunks the heap converted alone for a caller charged to a
+ *	       memory cgroup
  * @splits:    conversions that found a large page under their first page
  *	       and left a 4 KiB one (blocks and single chunks alike)
  *
@@ -153,7 +158,7 @@ static struct ion_blocks {
 	unsigned int nempty;
 	struct xarray index;
 	atomic_long_t held, converted, restored, leaked, chunks, fallback;
-	atomic_long_t splits;
+	atomic_long_t charged, splits;
 } ion_blocks = {
 	.lock = __MUTEX_INITIALIZER(ion_blocks.lock),
 	.room = LIST_HEAD_INIT(ion_blocks.room),
@@ -194,6 +199,23 @@ bool ion_cache_linear_large(unsigned long addr)
 	return ion_linear_large(addr);
 }
 
+/* Back to write-back whole and to the buddy allocator, or leaked. */
+static void ion_block_release(struct ion_block *blk)
+{
+	unsigned long addr = (unsigned long)page_address(blk->page);
+
+	xa_erase(&ion_blocks.index, page_to_pfn(blk->page) >> ION_BLOCK_ORDER);
+	atomic_long_dec(&ion_blocks.held);
+	if (set_memory_wb(addr, ION_BLOCK_PAGES)) {
+		atomic_long_inc(&ion_blocks.leaked);
+		pr_warn_ratelimited("ion: cannot restore a 2 MiB uncached block to write-back, leaking it\n");
+	} else {
+		atomic_long_inc(&ion_blocks.restored);
+		__free_pages(blk->page, ION_BLOCK_ORDER);
+	}
+	kfree(blk);
+}
+
 /* A new zeroed block, converted whole, indexed; NULL when none. */
 static struct ion_block *ion_block_new(int nid)
 {
@@ -217,36 +239,27 @@ static struct ion_block *ion_block_new(int nid)
 	large = ion_linear_large(addr);
 	/* Whole and aligned: the large page keeps (see DOC). */
 	if (set_memory_wc(addr, ION_BLOCK_PAGES))
-		goto err_erase;
+		goto err_restore;
 	ion_cache_count_split(addr, large);
 	atomic_long_inc(&ion_blocks.converted);
 	atomic_long_inc(&ion_blocks.held);
 	return blk;
 
-err_erase:
-	xa_erase(&ion_blocks.index, page_to_pfn(blk->page) >> ION_BLOCK_ORDER);
+err_restore:
+	/*
+	 * A failed set_memory_wc() may have left its first pass (UC-): back
+	 * to write-back like any block, or leaked.
+	 */
+	atomic_long_inc(&ion_blocks.converted);
+	atomic_long_inc(&ion_blocks.held);
+	ion_block_release(blk);
+	return NULL;
+
 err_free_page:
 	__free_pages(blk->page, ION_BLOCK_ORDER);
 err_free_blk:
 	kfree(blk);
 	return NULL;
-}
-
-/* Back to write-back whole and to the buddy allocator, or leaked. */
-static void ion_block_release(struct ion_block *blk)
-{
-	unsigned long addr = (unsigned long)page_address(blk->page);
-
-	xa_erase(&ion_blocks.index, page_to_pfn(blk->page) >> ION_BLOCK_ORDER);
-	atomic_long_dec(&ion_blocks.held);
-	if (set_memory_wb(addr, ION_BLOCK_PAGES)) {
-		atomic_long_inc(&ion_blocks.leaked);
-		pr_warn_ratelimited("ion: cannot restore a 2 MiB uncached block to write-back, leaking it\n");
-	} else {
-		atomic_long_inc(&ion_blocks.restored);
-		__free_pages(blk->page, ION_BLOCK_ORDER);
-	}
-	kfree(blk);
 }
 
 /* Take a free aligned run of 2^@order pages of @blk, or return -1. */
@@ -293,6 +306,9 @@ static struct ion_block *ion_blocks_find(unsigned int order, int *off)
  *				write-combined
  * @order: the chunk's order, at most 9
  * @nid:   the node for a new block, or NUMA_NO_NODE for the caller's policy
+ * @charged: the chunk must be charged to the caller's memory cgroup: a
+ *	   block serves every cgroup and is charged to none, so none is
+ *	   given (counted: the caller converts a chunk of its own)
  *
  * Cut from a converted 2 MiB block (see DOC: uncached blocks), converting
  * a new one when no block has room.  The chunk is clean: zeroed and with
@@ -300,10 +316,12 @@ static struct ion_block *ion_blocks_find(unsigned int order, int *off)
  * ion_cache_uncached_chunk_put().
  *
  * Context: Process context; may sleep.
- * Return: the chunk's first page, or NULL when no block could be had (the
- * caller may convert a chunk of its own, ion_cache_set_uncached()).
+ * Return: the chunk's first page, or NULL when no block could be had or
+ * @charged (the caller may convert a chunk of its own,
+ * ion_cache_set_uncached()).
  */
-struct page *ion_cache_uncached_chunk(unsigned int order, int nid)
+struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
+				      bool charged)
 {
 	unsigned int n = 1U << order;
 	struct ion_block *blk;
@@ -312,6 +330,10 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid)
 
 	if (WARN_ON_ONCE(order > ION_BLOCK_ORDER))
 		return NULL;
+	if (charged) {
+		atomic_long_inc(&ion_blocks.charged);
+		return NULL;
+	}
 	mutex_lock(&ion_blocks.lock);
 	blk = ion_blocks_find(order, &off);
 	if (!blk) {
@@ -445,6 +467,7 @@ void ion_cache_blocks_debug_show(struct seq_file *s)
 		{ "uncached_blocks_leaked", &ion_blocks.leaked },
 		{ "uncached_block_chunks", &ion_blocks.chunks },
 		{ "uncached_fallback_chunks", &ion_blocks.fallback },
+		{ "uncached_charged_chunks", &ion_blocks.charged },
 		{ "direct_map_splits", &ion_blocks.splits },
 	};
 	unsigned int i;

@@ -61,32 +61,39 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
 /* The system heap's pools; set at init, before the heap is registered. */
 static struct ion_chunk_pool *ion_system_pools;
 
+/* Where a chunk came from; only ION_SYSTEM_BUDDY ones need converting. */
+enum ion_system_src { ION_SYSTEM_BUDDY, ION_SYSTEM_POOL, ION_SYSTEM_BLOCK };
+
 /*
- * A chunk of @order: from its pool (*@pooled set) or the buddy allocator,
- * by the caller's memory policy, or near node @nid unless NUMA_NO_NODE.
+ * A chunk of @order: from its pool, from an uncached block, or from the
+ * buddy allocator (*@src says which), by the caller's memory policy, or
+ * near node @nid unless NUMA_NO_NODE.
  */
 static struct page *ion_system_get_chunk(unsigned int order,
 					 bool big, bool cached,
-					 int nid, bool *pooled)
+					 int nid, enum ion_system_src *src)
 {
 	gfp_t gfp = (order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW) |
 		    ion_memcg_gfp();	/* charged: see ion_memcg.c */
 	struct page *page = ion_chunk_get(ion_system_pools, order, cached);
 
-	*pooled = !!page;
+	*src = ION_SYSTEM_POOL;
 	if (page)
 		return page;
 	/*
 	 * Uncached: a chunk of a write-combined 2 MiB block, clean and
-	 * converted already, so counted as pooled (it goes to the pools if
-	 * unused); only without a block is a chunk converted alone.
+	 * converted already (it goes to the pools if unused); only without
+	 * a block (or for a caller charged to a memory cgroup, which a block
+	 * serving every cgroup cannot be) is a chunk converted alone.
 	 */
 	if (!cached) {
-		page = ion_cache_uncached_chunk(order, nid);
-		*pooled = !!page;
+		*src = ION_SYSTEM_BLOCK;
+		page = ion_cache_uncached_chunk(order, nid,
+						ion_memcg_caller_charged());
 		if (page)
 			return page;
 	}
+	*src = ION_SYSTEM_BUDDY;
 	if (nid == NUMA_NO_NODE)
 		return alloc_pages(gfp, order);
 	return alloc_pages_node(nid, gfp, order);
@@ -109,7 +116,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  */
 static struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
-		      bool cached, int nid, bool *pooled)
+		      bool cached, int nid, enum ion_system_src *src)
 {
 	struct page *page;
 	unsigned int i;
@@ -119,7 +126,7 @@ ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 
 		if (remaining < (PAGE_SIZE << order))
 			continue;
-		page = ion_system_get_chunk(order, big, cached, nid, pooled);
+		page = ion_system_get_chunk(order, big, cached, nid, src);
 		if (page) {
 			set_page_private(page, order);
 			return page;
@@ -224,15 +231,15 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 				   unsigned int order, bool big,
 				   bool cached)
 {
+	enum ion_system_src src;
 	struct page *page;
-	bool pooled;
 	int ret;
 
-	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &pooled);
+	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &src);
 	if (!page)
 		return -ENOMEM;
 	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
-	if (cached || pooled)
+	if (cached || src != ION_SYSTEM_BUDDY)
 		return 0;
 	ret = ion_system_set_uncached(buffer->sg_table, 1);
 	if (ret)
@@ -310,6 +317,7 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 	struct ion_system_part *part = &fill->part[who];
 	unsigned int first = fill->first;
 	unsigned long len, fresh = 0;
+	enum ion_system_src src;
 	struct page *page;
 	bool pooled;
 
@@ -319,15 +327,17 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 				goto out;
 			page = ion_system_next_chunk(len, &first, fill->big,
 						     fill->cached, fill->nid,
-						     &pooled);
+						     &src);
 			if (!page) {
 				ion_parallel_stop(par, -ENOMEM);
 				goto out;
 			}
+			pooled = src != ION_SYSTEM_BUDDY;
 			list_add_tail(&page->lru, &part->chunks[pooled]);
 			part->n[pooled]++;
 			len -= PAGE_SIZE << page_private(page);
-			if (!pooled)
+			/* Not from the pools: zeroed by this participant. */
+			if (src != ION_SYSTEM_POOL)
 				fresh += PAGE_SIZE << page_private(page);
 		}
 	}
