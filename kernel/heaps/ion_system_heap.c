@@ -19,10 +19,8 @@
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are.  On x86 its chunks
- * are instead cut from write-combined 2 MiB blocks (ion_cache_x86_block.c),
- * so that no conversion splits a large page of the linear map; only when
- * no block can be had is a fresh chunk converted alone.  A buffer of exactly
+ * write-combined: pooled uncached chunks still are (x86 cuts them from
+ * converted 2 MiB blocks instead, ion_cache_x86_block.c).  A buffer of exactly
  * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
@@ -65,9 +63,8 @@ static struct ion_chunk_pool *ion_system_pools;
 enum ion_system_src { ION_SYSTEM_BUDDY, ION_SYSTEM_POOL, ION_SYSTEM_BLOCK };
 
 /*
- * A chunk of @order: from its pool, from an uncached block, or from the
- * buddy allocator (*@src says which), by the caller's memory policy, or
- * near node @nid unless NUMA_NO_NODE.
+ * A chunk of @order from its pool, an uncached block or the buddy
+ * allocator (*@src), by the caller's policy or near @nid.
  */
 static struct page *ion_system_get_chunk(unsigned int order,
 					 bool big, bool cached,
@@ -80,12 +77,7 @@ static struct page *ion_system_get_chunk(unsigned int order,
 	*src = ION_SYSTEM_POOL;
 	if (page)
 		return page;
-	/*
-	 * Uncached: a chunk of a write-combined 2 MiB block, clean and
-	 * converted already (it goes to the pools if unused); only without
-	 * a block (or for a caller charged to a memory cgroup, which a block
-	 * serving every cgroup cannot be) is a chunk converted alone.
-	 */
+	/* Converted already; none for a charged caller (see the block DOC). */
 	if (!cached) {
 		*src = ION_SYSTEM_BLOCK;
 		page = ion_cache_uncached_chunk(order, nid,
