@@ -259,12 +259,6 @@ $(BUILD)/bin/$(1): $(call tool_srcs,$(1)) $(wildcard tools/$(1)/*.h) \
 endef
 $(foreach t,$(TOOL_SRCS:tools/%.c=%),$(eval $(call tool_prog,$(t))))
 
-# ionctl is tools/ionctl.c plus its command files tools/ionctl/*.c.
-$(BUILD)/bin/ionctl: tools/ionctl.c $(wildcard tools/ionctl/*.[ch]) $(LIBION_A)
-	@mkdir -p $(@D)
-	$(CC) $(DIST_CFLAGS) -o $@ tools/ionctl.c $(wildcard tools/ionctl/*.c) \
-		$(TOOL_LINK) -lpthread
-
 # Guest programs: every object has a compiler-written dependency file
 # (-MMD -MP), so editing any header rebuilds exactly the objects that
 # include it.

@@ -32,7 +32,7 @@ export BUILD
 
 mkdir -p "$out"
 rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
-	"$out"/helped.tsv "$out"/memcg-pairs.tsv \
+	"$out"/helped.tsv "$out"/memcg-pairs.tsv "$out"/directmap.tsv \
 	"$out"/samples.tsv \
 	"$out"/results.md "$out"/alloc.png
 
@@ -92,6 +92,11 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@mpair" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 }' \
 		"$out/raw.txt"
 } > "$out/memcg-pairs.tsv"
+{
+	printf 'impl\trounds\tdirectmap4k_before_kb\tafter_kb\tdrained_kb\tfailed_allocs\n'
+	awk -F'\t' '$1 == "@directmap" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
+		"$out/raw.txt"
+} > "$out/directmap.tsv"
 if grep -q '^@sample' "$out/raw.txt"; then
 	{
 		printf 'impl\top\tsize\tlive\trun\tns\n'

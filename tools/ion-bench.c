@@ -15,7 +15,8 @@
  *   memset              memset of an already mapped buffer (the limit)
  *   memset-stosb        the same with "rep stosb", as the kernel clears pages
  *
- * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset;
+ * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset,
+ * directmap (untimed: DirectMap4k over uncached rounds, "@directmap");
  * see Documentation/bench.md for what each one times.
  *
  * Helper CPUs: the system heap's helper kworkers (ion.ko's parameter
@@ -1182,6 +1183,76 @@ static void run_scaling(void)
 	free(live);
 }
 
+/* ---- directmap: the kernel's linear map under uncached buffers ----------- */
+
+static unsigned int dm_rounds = 10000;	/* -R */
+
+/* DirectMap4k of /proc/meminfo in kB, or -1 (not x86). */
+static long long directmap4k_kb(void)
+{
+	char line[128];
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DirectMap4k:", 12))
+			v = strtoll(line + 12, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Issue 25's row: dm_rounds uncached alloc/free rounds of random sizes
+ * from 4 KiB to 8 MiB (four live, fixed seed), DirectMap4k before, after
+ * and after the pools drained: "@directmap impl rounds before_kb after_kb
+ * drained_kb failed".  Untimed; the first uncached implementation only.
+ */
+static void run_directmap(void)
+{
+	struct buf live[4] = { { -1 }, { -1 }, { -1 }, { -1 } };
+	long long before, after, drained;
+	unsigned int seed = 25, failed = 0;
+	struct impl *im = NULL;
+
+	if (!selected(only_ops, "directmap"))
+		return;
+	for (int i = 0; i < nimpls && !im; i++)
+		if (!strcmp(impls[i].name, "ion-system-uncached"))
+			im = &impls[i];
+	before = directmap4k_kb();
+	if (!im || before < 0) {
+		printf("@skip\tion-system-uncached\tdirectmap\t0\t%s\n",
+		       im ? "no DirectMap4k" : "not selected");
+		return;
+	}
+	progress("op directmap: %u rounds", dm_rounds);
+	for (unsigned int r = 0; r < dm_rounds; r++) {
+		struct buf *b = &live[r % 4];
+		unsigned int shift = 12 + rand_r(&seed) % 12;
+		size_t len = (size_t)1 << shift;
+
+		len += (size_t)(rand_r(&seed) % (1U << (shift - 12))) * PAGE;
+		if (len > 8 * MiB)
+			len = 8 * MiB;
+		if (b->fd >= 0)
+			buf_free(b);
+		b->fd = -1;
+		if (buf_alloc(im, len, b))
+			failed++;
+	}
+	for (int i = 0; i < 4; i++)
+		if (live[i].fd >= 0)
+			buf_free(&live[i]);
+	wait_quiet();
+	after = directmap4k_kb();
+	drain_pools();
+	drained = directmap4k_kb();
+	printf("@directmap\t%s\t%u\t%lld\t%lld\t%lld\t%u\n", im->name,
+	       dm_rounds, before, after, drained, failed);
+}
+
 /* ---- finding the implementations ---------------------------------------- */
 
 /* A new implementation @name, or NULL when it is not selected (-i). */
@@ -1464,17 +1535,18 @@ static size_t parse_size(const char *s)
 
 static const char usage[] =
 "usage: ion-bench [-b MS] [-c MS] [-i IMPL,...] [-o OP,...] [-s SIZE,...]\n"
-"                 [-H N] [-L N] [-S]\n"
+"                 [-H N] [-L N] [-R N] [-S]\n"
 "  -b MS    time budget per case and implementation in ms (default\n"
 "           1000); at least 7 runs each\n"
 "  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
 "  -i LIST  only these implementations (names as in the output)\n"
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
-"           alloc_map_touch, scaling, memset)\n"
+"           alloc_map_touch, scaling, memset, directmap)\n"
 "  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
 "  -H N     parallel_helpers of the +helpers rows (default 3; 0: none);\n"
 "           every other row runs with 0\n"
 "  -L N     scaling: stop at N live buffers (default 100000)\n"
+"  -R N     directmap: N uncached rounds (default 10000)\n"
 "  -S       also print every run's time (@sample rows, in run order)\n";
 
 int main(int argc, char **argv)
@@ -1484,7 +1556,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:c:i:o:s:H:L:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:i:o:s:H:L:R:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
@@ -1510,6 +1582,9 @@ int main(int argc, char **argv)
 		case 'L':
 			max_live = strtoul(optarg, NULL, 10);
 			break;
+		case 'R':
+			dm_rounds = strtoul(optarg, NULL, 10);
+			break;
 		case 'S':
 			dump_samples = 1;
 			break;
@@ -1530,6 +1605,7 @@ int main(int argc, char **argv)
 	run_op("alloc_free_warm", op_alloc_free_warm);
 	run_op("alloc_map_touch", op_alloc_map_touch);
 	run_scaling();
+	run_directmap();
 	progress("done in %.0f s", (now_ns() - t0) / 1e9);
 	printf("@done\n");
 	return 0;

@@ -55,7 +55,8 @@ static void ion_pool_one_table(struct sg_table *one, struct scatterlist *sg,
  * ion_page_chunk_release() - give a chunk back to the buddy allocator
  * @page:   the chunk's first page
  * @order:  its order
- * @cached: false when its linear map is write-combined: restored to
+ * @cached: false when its linear map is write-combined: given back to its
+ *	    block (ion_cache_uncached_chunk_put()), or restored to
  *	    write-back first
  *
  * For the shrinker, which keeps a chunk it could not restore for later.
@@ -71,6 +72,8 @@ bool ion_page_chunk_release(struct page *page, unsigned int order,
 	struct sg_table one;
 
 	if (!cached) {
+		if (ion_cache_uncached_chunk_put(page, order))
+			return true;
 		ion_pool_one_table(&one, &sg, page, order);
 		if (ion_cache_set_cached(&one))
 			return false;
@@ -98,6 +101,8 @@ void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
 	struct sg_table one;
 
 	if (!cached) {
+		if (ion_cache_uncached_chunk_put(page, order))
+			return;
 		ion_pool_one_table(&one, &sg, page, order);
 		if (!ion_cache_restore_or_leak(&one, name))
 			return;

@@ -12,12 +12,19 @@
  * ion_cache_<arch>.c, other architectures get the no-op stubs below.
  * Every heap gives uncached pages back through ion_cache_restore_or_leak()
  * (ion_cache.c), which leaks, with a warning, what stays write-combined.
+ *
+ * x86 also cuts the system heap's uncached chunks out of write-combined
+ * 2 MiB blocks, so that converting them never splits a large page of the
+ * linear map (ion_cache_x86_block.c); elsewhere ion_cache_uncached_chunk()
+ * has none to give and the heap converts its own chunks.
  */
 #ifndef _ION_CACHE_H
 #define _ION_CACHE_H
 
 #include <linux/kconfig.h>
 #include <linux/scatterlist.h>
+
+struct seq_file;
 
 #if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 int ion_cache_set_uncached(struct sg_table *sgt);
@@ -31,6 +38,36 @@ static inline int ion_cache_set_uncached(struct sg_table *sgt)
 static inline int ion_cache_set_cached(struct sg_table *sgt)
 {
 	return 0;
+}
+#endif
+
+#if IS_ENABLED(CONFIG_X86)
+struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
+				      bool charged);
+bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order);
+void ion_cache_blocks_exit(void);
+void ion_cache_blocks_debug_show(struct seq_file *s);
+bool ion_cache_linear_large(unsigned long addr);
+void ion_cache_count_split(unsigned long addr, bool was_large);
+#else
+static inline struct page *ion_cache_uncached_chunk(unsigned int order,
+						    int nid, bool charged)
+{
+	return NULL;
+}
+
+static inline bool ion_cache_uncached_chunk_put(struct page *page,
+						unsigned int order)
+{
+	return false;
+}
+
+static inline void ion_cache_blocks_exit(void)
+{
+}
+
+static inline void ion_cache_blocks_debug_show(struct seq_file *s)
+{
 }
 #endif
 

@@ -48,6 +48,11 @@ static struct page **ion_cache_pages(struct sg_table *sgt, int *count)
  * ion_cache_set_uncached() - make a buffer's linear map write-combined
  * @sgt: the buffer's pages, whole pages only
  *
+ * Page by page (set_pages_array_wc()): this splits the large pages of the
+ * linear map that hold them, which ion_cache_count_split() counts (for
+ * the first page).  The system heap avoids it with its blocks
+ * (ion_cache_x86_block.c) and comes here only when it has none.
+ *
  * Context: Process context, may sleep.
  * Return: 0, or -ENOMEM / -EINVAL with the attributes unchanged.
  */
@@ -55,11 +60,16 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 {
 	struct page **pages;
 	int count, ret;
+	bool large;
 
 	pages = ion_cache_pages(sgt, &count);
 	if (!pages)
 		return -ENOMEM;
+	large = ion_cache_linear_large((unsigned long)page_address(pages[0]));
 	ret = set_pages_array_wc(pages, count);
+	if (!ret)
+		ion_cache_count_split((unsigned long)page_address(pages[0]),
+				      large);
 	kvfree(pages);
 	return ret;
 }

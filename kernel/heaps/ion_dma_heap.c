@@ -19,6 +19,10 @@
  *   with dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
  *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
  *
+ * Zeroing: cached buffers come zeroed from dma_alloc_pages(), uncached
+ * ones from the page allocator's init_on_alloc (ion clears them itself
+ * only when that is off); see ion_dma_zeroed_by_allocator().
+ *
  * Both are physically contiguous on a DMA-direct device, so phys works.
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
  * memory comes from the buddy allocator, so a buffer is at most
@@ -101,6 +105,21 @@ static int ion_dma_zero(struct sg_table *sgt)
 	return 0;
 }
 
+/*
+ * Is memory fresh from the page allocator zeroed already?  With
+ * init_on_alloc (Debian's default, CONFIG_INIT_ON_ALLOC_DEFAULT_ON) every
+ * page leaving it, CMA's included (alloc_contig_range() ends in
+ * post_alloc_hook()), is cleared, unless init_on_free cleared it at free
+ * instead.  DMA_ATTR_NO_KERNEL_MAPPING memory is not promised zeroed by the
+ * DMA API, but dma-direct takes it from the page allocator
+ * (dma_direct_alloc_no_mapping()), and a device's own coherent pool
+ * memset()s what it gives: so it needs no second clearing then.
+ */
+static bool ion_dma_zeroed_by_allocator(void)
+{
+	return want_init_on_alloc(ION_DMA_GFP) && !want_init_on_free();
+}
+
 static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 				unsigned long len)
 {
@@ -115,10 +134,11 @@ static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 				    db->attrs);
 	if (ret)
 		goto err_free;
-	/* DMA_ATTR_NO_KERNEL_MAPPING memory is not zeroed for us. */
-	ret = ion_dma_zero(&db->sgt);
-	if (ret)
-		goto err_free_table;
+	if (!ion_dma_zeroed_by_allocator()) {
+		ret = ion_dma_zero(&db->sgt);
+		if (ret)
+			goto err_free_table;
+	}
 	ret = ion_cache_set_uncached(&db->sgt);
 	if (ret)
 		goto err_free_table;
@@ -141,21 +161,20 @@ static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
 	if (!db->page)
 		return -ENOMEM;
 	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
+		return ret;
+	}
 	sg_set_page(db->sgt.sgl, db->page, len, 0);
-	ret = ion_dma_zero(&db->sgt);
-	if (ret)
-		goto err_free_table;
-	/* The device owns the memory: push the zeroes out of the caches. */
+	/*
+	 * dma_alloc_pages() zeroes the memory itself (dma-direct and the
+	 * IOMMU's dma_common_alloc_pages() both memset() it), on top of the
+	 * page allocator's init_on_alloc: zeroing it a third time here was
+	 * most of this heap's extra cost.
+	 * The device owns the memory: push the zeroes out of the caches.
+	 */
 	dma_sync_single_for_device(dev, db->dma, len, DMA_TO_DEVICE);
 	return 0;
-
-err_free_table:
-	sg_free_table(&db->sgt);
-err_free:
-	dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
-	return ret;
 }
 
 static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)

@@ -9,6 +9,8 @@
  *   ion_chunk_pool.c	the free policy: a freed chunk is deferred for
  *			zeroing, or given back to the buddy allocator
  *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
+ *			(ion_pool_zero_reclaim.c: what the shrinker takes
+ *			back of them)
  *   ion_pool_shrink.c	the pools' shrinker, creation and destruction:
  *			what frees pooled chunks
  *   ion_page_pool.c	(here) the pools' lists of clean chunks and their

@@ -35,7 +35,8 @@
  * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
  * as without pools.  When the CPUs are busy the pools simply refill more
  * slowly, and the pools' shrinker can take the waiting chunks back: this
- * file hands it a struct ion_page_pools_reclaim for them.  Lowering
+ * file hands it a struct ion_page_pools_reclaim for them
+ * (ion_pool_zero_reclaim.c).  Lowering
  * pool_max_mb trims the pools at the next free (the worker does it).
  *
  * Zeroing.  Cached chunks are cleared page by page with clear_highpage()
@@ -71,49 +72,7 @@
 #include "ion_cache.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
-
-/**
- * struct ion_pool_zero - a heap's chunks waiting to be zeroed, its worker
- * @name:	    the heap's short name, for the thread and messages
- * @pools:	    where the zeroed chunks go
- * @freed:	    tables of freed buffers whose chunks are all deferred
- *		    (struct ion_pool_table), not yet unpacked onto @deferred
- * @deferred_lock:  protects @deferred
- * @deferred:	    chunks of freed buffers not zeroed yet, [cached], linked
- *		    by page->lru, with the order in page_private
- * @deferred_pages: pages reserved for the pools and not yet in a pool (on
- *		    @freed, on @deferred or being zeroed)
- * @worker:	    the thread that runs @work, in SCHED_IDLE
- * @work:	    the zeroing work, ion_pool_zero_work(); queued with a
- *		    short delay so that a burst of frees wakes it once
- * @zero_pages:	    page array for vmapping one chunk, used by @work only
- *
- * Lives from ion_pool_zero_create() to ion_pool_zero_destroy(), within
- * the life of @pools.
- */
-struct ion_pool_zero {
-	const char *name;
-	struct ion_page_pools *pools;
-	struct llist_head freed;
-	spinlock_t deferred_lock;	/* protects @deferred */
-	struct list_head deferred[2];
-	atomic_long_t deferred_pages;
-	struct kthread_worker *worker;
-	struct kthread_delayed_work work;
-	struct page **zero_pages;
-};
-
-/**
- * struct ion_pool_table - a buffer's sg table, from ion_pool_alloc_table()
- * @sgt:    the table
- * @node:   on &ion_pool_zero.freed once its buffer is freed whole
- * @cached: the buffer's cache mode, set then
- */
-struct ion_pool_table {
-	struct sg_table sgt;
-	struct llist_node node;
-	bool cached;
-};
+#include "ion_pool_zero_priv.h"
 
 /**
  * ion_pool_alloc_table() - an sg table for a buffer of pool chunks
@@ -152,12 +111,16 @@ void ion_pool_drop_table(struct sg_table *sgt)
 	kfree(container_of(sgt, struct ion_pool_table, sgt));
 }
 
-/*
- * Move the chunks of wholly freed tables to @deferred, for the worker and
- * the shrinker, which work on chunks; the tables are freed.  The chunks
- * stay counted in deferred_pages.
+/**
+ * ion_pool_unpack() - move the chunks of wholly freed tables to the lists
+ * @zero: the heap's deferred chunks
+ *
+ * For the worker and the shrinker, which work on chunks; the tables are
+ * freed.  The chunks stay counted in deferred_pages.
+ *
+ * Context: any; takes a spinlock.
  */
-static void ion_pool_unpack(struct ion_pool_zero *zero)
+void ion_pool_unpack(struct ion_pool_zero *zero)
 {
 	struct llist_node *first = llist_del_all(&zero->freed);
 	struct list_head chunks[2];
@@ -187,12 +150,19 @@ static void ion_pool_unpack(struct ion_pool_zero *zero)
 	spin_unlock(&zero->deferred_lock);
 }
 
-/*
- * The next chunk waiting to be zeroed, off the list, or NULL; cached
- * chunks first, uncached ones only when @uncached_too.
+/**
+ * ion_pool_next_deferred() - take the next chunk waiting to be zeroed
+ * @zero:	  the heap's deferred chunks
+ * @cached:	  out: the chunk's cache mode
+ * @uncached_too: whether uncached chunks may be taken
+ *
+ * Cached chunks first.  The chunk's order is in its page_private.
+ *
+ * Context: any; takes a spinlock.
+ * Return: the chunk, off its list, or NULL.
  */
-static struct page *ion_pool_next_deferred(struct ion_pool_zero *zero,
-					   bool *cached, bool uncached_too)
+struct page *ion_pool_next_deferred(struct ion_pool_zero *zero, bool *cached,
+				    bool uncached_too)
 {
 	struct page *page = NULL;
 	int c;
@@ -278,53 +248,6 @@ static void ion_pool_zero_work(struct kthread_work *work)
 	if (pooled > cap)
 		ion_page_pools_shrink(zero->pools, pooled - cap, true);
 }
-
-/* The pools' reclaim count: pages waiting to be zeroed. */
-static unsigned long ion_pool_zero_count(void *data)
-{
-	return ion_pool_zero_pending(data);
-}
-
-/*
- * The pools' reclaim scan: give back about @nr pages still waiting to be
- * zeroed.  The worker runs at the lowest priority, so on busy CPUs chunks
- * can wait a while; under memory pressure the shrinker takes them back
- * unzeroed, as any freed page goes back to the buddy allocator.  An
- * uncached chunk that cannot return to write-back goes back on its list.
- */
-static unsigned long ion_pool_zero_scan(void *data, unsigned long nr,
-					bool may_block)
-{
-	struct ion_pool_zero *zero = data;
-	unsigned long freed = 0;
-	unsigned int order;
-	struct page *page;
-	bool cached;
-
-	ion_pool_unpack(zero);
-	while (freed < nr) {
-		page = ion_pool_next_deferred(zero, &cached, may_block);
-		if (!page)
-			break;
-		order = page_private(page);
-		set_page_private(page, 0);
-		if (!ion_page_chunk_release(page, order, cached)) {
-			set_page_private(page, order);
-			spin_lock(&zero->deferred_lock);
-			list_add(&page->lru, &zero->deferred[cached]);
-			spin_unlock(&zero->deferred_lock);
-			break;
-		}
-		atomic_long_sub(1L << order, &zero->deferred_pages);
-		freed += 1UL << order;
-	}
-	return freed;
-}
-
-static const struct ion_page_pools_reclaim ion_pool_zero_reclaim = {
-	.count = ion_pool_zero_count,
-	.scan = ion_pool_zero_scan,
-};
 
 /**
  * ion_pool_zero_pending() - pages reserved for the pools, not pooled yet

@@ -19,7 +19,8 @@
  * earlier buffers zeroed again; only when the pool of that order is empty
  * does the buddy allocator give one (zeroed there: init_on_alloc, or
  * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are.  A buffer of exactly
+ * write-combined: pooled uncached chunks still are (x86 cuts them from
+ * converted 2 MiB blocks instead, ion_cache_x86_block.c).  A buffer of exactly
  * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
  * with no chunk lists and uses the one-entry table in the buffer itself;
  * a larger one takes its table from the pools, and on free the table goes
@@ -58,21 +59,33 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
 /* The system heap's pools; set at init, before the heap is registered. */
 static struct ion_chunk_pool *ion_system_pools;
 
+/* Where a chunk came from; only ION_SYSTEM_BUDDY ones need converting. */
+enum ion_system_src { ION_SYSTEM_BUDDY, ION_SYSTEM_POOL, ION_SYSTEM_BLOCK };
+
 /*
- * A chunk of @order: from its pool (*@pooled set) or the buddy allocator,
- * by the caller's memory policy, or near node @nid unless NUMA_NO_NODE.
+ * A chunk of @order from its pool, an uncached block or the buddy
+ * allocator (*@src), by the caller's policy or near @nid.
  */
 static struct page *ion_system_get_chunk(unsigned int order,
 					 bool big, bool cached,
-					 int nid, bool *pooled)
+					 int nid, enum ion_system_src *src)
 {
 	gfp_t gfp = (order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW) |
 		    ion_memcg_gfp();	/* charged: see ion_memcg.c */
 	struct page *page = ion_chunk_get(ion_system_pools, order, cached);
 
-	*pooled = !!page;
+	*src = ION_SYSTEM_POOL;
 	if (page)
 		return page;
+	/* Converted already; none for a charged caller (see the block DOC). */
+	if (!cached) {
+		*src = ION_SYSTEM_BLOCK;
+		page = ion_cache_uncached_chunk(order, nid,
+						ion_memcg_caller_charged());
+		if (page)
+			return page;
+	}
+	*src = ION_SYSTEM_BUDDY;
 	if (nid == NUMA_NO_NODE)
 		return alloc_pages(gfp, order);
 	return alloc_pages_node(nid, gfp, order);
@@ -95,7 +108,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  */
 static struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
-		      bool cached, int nid, bool *pooled)
+		      bool cached, int nid, enum ion_system_src *src)
 {
 	struct page *page;
 	unsigned int i;
@@ -105,7 +118,7 @@ ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 
 		if (remaining < (PAGE_SIZE << order))
 			continue;
-		page = ion_system_get_chunk(order, big, cached, nid, pooled);
+		page = ion_system_get_chunk(order, big, cached, nid, src);
 		if (page) {
 			set_page_private(page, order);
 			return page;
@@ -210,15 +223,15 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 				   unsigned int order, bool big,
 				   bool cached)
 {
+	enum ion_system_src src;
 	struct page *page;
-	bool pooled;
 	int ret;
 
-	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &pooled);
+	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &src);
 	if (!page)
 		return -ENOMEM;
 	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
-	if (cached || pooled)
+	if (cached || src != ION_SYSTEM_BUDDY)
 		return 0;
 	ret = ion_system_set_uncached(buffer->sg_table, 1);
 	if (ret)
@@ -272,6 +285,7 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 	struct ion_system_part *part = &fill->part[who];
 	unsigned int first = fill->first;
 	unsigned long len, fresh = 0;
+	enum ion_system_src src;
 	struct page *page;
 	bool pooled;
 
@@ -281,15 +295,17 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 				goto out;
 			page = ion_system_next_chunk(len, &first, fill->big,
 						     fill->cached, fill->nid,
-						     &pooled);
+						     &src);
 			if (!page) {
 				ion_parallel_stop(par, -ENOMEM);
 				goto out;
 			}
+			pooled = src != ION_SYSTEM_BUDDY;
 			list_add_tail(&page->lru, &part->chunks[pooled]);
 			part->n[pooled]++;
 			len -= PAGE_SIZE << page_private(page);
-			if (!pooled)
+			/* Not from the pools: zeroed by this participant. */
+			if (src != ION_SYSTEM_POOL)
 				fresh += PAGE_SIZE << page_private(page);
 		}
 	}
@@ -418,6 +434,7 @@ static void ion_system_free(struct ion_buffer *buffer)
 static void ion_system_debug_show(struct ion_heap *heap, struct seq_file *s)
 {
 	ion_chunk_pool_debug_show(ion_system_pools, s);
+	ion_cache_blocks_debug_show(s);
 	seq_printf(s, "parallel_fills: %ld\n",
 		   atomic_long_read(&ion_system_parallel_fills));
 	seq_printf(s, "parallel_helper_bytes: %ld\n",
@@ -482,4 +499,5 @@ void ion_system_heap_exit(void)
 	ion_device_remove_heap(&ion_system_heap);
 	ion_chunk_pool_destroy(ion_system_pools);
 	ion_system_pools = NULL;
+	ion_cache_blocks_exit();
 }

@@ -196,6 +196,26 @@ struct ion_test_fragment {
 	__u64 held;
 };
 
+/**
+ * struct ion_test_phys_attr - ION_TEST_IOC_PHYS_ATTR argument
+ * @phys:	 in: physical address of a page of RAM (any owner: a page
+ *		 an ion buffer had, after the buffer is gone)
+ * @kernel_bits: out: the cache bits of that page's linear-map entry, as
+ *		 &struct ion_test_attr's @kernel_bits
+ * @map_kb:	 out: the size of that entry in KiB (x86: 4, 2048 or
+ *		 1048576; 0 where the architecture does not say)
+ * @reserved:	 0
+ *
+ * Errors: -EINVAL (@reserved set, or no page of RAM there), -ENOENT (not
+ * in the linear map), -EOPNOTSUPP where the architecture has no such query.
+ */
+struct ion_test_phys_attr {
+	__u64 phys;
+	__u64 kernel_bits;
+	__u32 map_kb;
+	__u32 reserved;
+};
+
 /* ION_TEST_IOC_KAPI checks; a set bit in @failed names a failed one. */
 #define ION_TEST_KAPI_IMPORT_FD		0x1	/* ion_import_fd */
 #define ION_TEST_KAPI_KMAP_READ		0x2	/* vmap shows user data */
@@ -256,5 +276,6 @@ struct ion_test_kapi {
 #define ION_TEST_IOC_ATTR	_IOWR(ION_TEST_IOC_MAGIC, 4, struct ion_test_attr)
 #define ION_TEST_IOC_FRAGMENT	_IOWR(ION_TEST_IOC_MAGIC, 5, struct ion_test_fragment)
 #define ION_TEST_IOC_KAPI	_IOWR(ION_TEST_IOC_MAGIC, 6, struct ion_test_kapi)
+#define ION_TEST_IOC_PHYS_ATTR	_IOWR(ION_TEST_IOC_MAGIC, 7, struct ion_test_phys_attr)
 
 #endif /* _UAPI_ION_TEST_H */

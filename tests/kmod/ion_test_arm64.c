@@ -99,6 +99,20 @@ int ion_test_kernel_attr(struct page *page, u64 *bits)
 }
 
 /**
+ * ion_test_kernel_map_kb() - size of a page's linear-map entry
+ * @page: a page of RAM
+ *
+ * Not reported on arm64 (its linear map never changes attributes).
+ *
+ * Context: Any.
+ * Return: 0.
+ */
+u32 ion_test_kernel_map_kb(struct page *page)
+{
+	return 0;
+}
+
+/**
  * ion_test_prot_bits() - memory type of a user PTE's protection
  * @prot: the protection of a present user PTE
  *

@@ -4,6 +4,8 @@
  * attributes) and the info command.
  */
 #include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/pfn.h>
 #include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -164,3 +166,36 @@ long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg)
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
 }
 
+/**
+ * ion_test_ioc_phys_attr() - ION_TEST_IOC_PHYS_ATTR: the linear-map entry
+ *			      of any page of RAM
+ * @tf:   the file
+ * @uarg: struct ion_test_phys_attr
+ *
+ * For a page that left ion: whatever its owner now, a page back in the
+ * page allocator must be write-back.
+ *
+ * Context: Process context.
+ * Return: 0 or -errno (see struct ion_test_phys_attr).
+ */
+long ion_test_ioc_phys_attr(struct ion_test_file *tf, void __user *uarg)
+{
+	struct ion_test_phys_attr arg;
+	struct page *page;
+	u64 bits = 0;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved || !pfn_valid(PHYS_PFN(arg.phys)))
+		return -EINVAL;
+	if (!ION_TEST_HAVE_ATTR)
+		return -EOPNOTSUPP;
+	page = pfn_to_page(PHYS_PFN(arg.phys));
+	ret = ion_test_kernel_attr(page, &bits);
+	if (ret)
+		return ret;
+	arg.kernel_bits = bits;
+	arg.map_kb = ion_test_kernel_map_kb(page);
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}

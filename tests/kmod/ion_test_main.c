@@ -374,6 +374,7 @@ static const struct {
 	{ ION_TEST_IOC_ATTR, ion_test_ioc_attr },
 	{ ION_TEST_IOC_FRAGMENT, ion_test_ioc_fragment },
 	{ ION_TEST_IOC_KAPI, ion_test_ioc_kapi },
+	{ ION_TEST_IOC_PHYS_ATTR, ion_test_ioc_phys_attr },
 };
 
 static long ion_test_ioctl(struct file *file, unsigned int cmd,

@@ -74,6 +74,7 @@ size_t ion_test_sgt_size(struct sg_table *sgt);
 long ion_test_ioc_info(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_dma(struct ion_test_file *tf, void __user *uarg);
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg);
+long ion_test_ioc_phys_attr(struct ion_test_file *tf, void __user *uarg);
 
 /* ion_test_kapi.c: every call of <linux/ion.h> */
 long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg);
@@ -102,6 +103,7 @@ int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram);
 #if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 #define ION_TEST_HAVE_ATTR	1
 int ion_test_kernel_attr(struct page *page, u64 *bits);
+u32 ion_test_kernel_map_kb(struct page *page);
 u64 ion_test_prot_bits(pgprot_t prot);
 int ion_test_user_attr(unsigned long uaddr, u64 *bits);
 #else
@@ -114,6 +116,11 @@ static inline int ion_test_kernel_attr(struct page *page, u64 *bits)
 static inline int ion_test_user_attr(unsigned long uaddr, u64 *bits)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline u32 ion_test_kernel_map_kb(struct page *page)
+{
+	return 0;
 }
 #endif
 

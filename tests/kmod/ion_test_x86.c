@@ -38,6 +38,22 @@ int ion_test_kernel_attr(struct page *page, u64 *bits)
 }
 
 /**
+ * ion_test_kernel_map_kb() - size of a page's linear-map entry
+ * @page: a lowmem page
+ *
+ * Context: Any.
+ * Return: 4, 2048 or 1048576 (KiB), 0 when not mapped.
+ */
+u32 ion_test_kernel_map_kb(struct page *page)
+{
+	unsigned int level;
+
+	if (!lookup_address((unsigned long)page_address(page), &level))
+		return 0;
+	return page_level_size(level) >> 10;
+}
+
+/**
  * ion_test_prot_bits() - cache bits of a user PTE's protection
  * @prot: the protection of a present user PTE
  *

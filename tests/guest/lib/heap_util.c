@@ -162,6 +162,31 @@ long long ht_meminfo(const char *key)
 	return v;
 }
 
+long long ht_pcp_bytes(void)
+{
+	long long pages = 0;
+	char line[128];
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	char *p;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (!strncmp(p, "count:", 6))
+			pages += strtoll(p + 6, NULL, 10);
+	}
+	fclose(f);
+	return pages * it_page();
+}
+
+long long ht_free_bytes(void)
+{
+	long long free = ht_meminfo("MemFree"), pcp = ht_pcp_bytes();
+
+	return free < 0 || pcp < 0 ? -1 : free + pcp;
+}
+
 long long ht_system_num(const char *key)
 {
 	return it_dfs_file_num(HT_SYSTEM_HEAP_FILE, key);

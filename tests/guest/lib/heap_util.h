@@ -85,6 +85,17 @@ int ht_write_str(const char *path, const char *val, int flags);
 /* A /proc/meminfo value in bytes, or -1 when the key is absent. */
 long long ht_meminfo(const char *key);
 
+/*
+ * Bytes on the per-CPU free lists (the "count:" of every pageset in
+ * /proc/zoneinfo), or -1.  MemFree does not count them, yet they are
+ * free: since 6.7 a CPU's list may grow to an eighth of its zone, and
+ * order-9 frees (THP, the x86 uncached blocks) go there.
+ */
+long long ht_pcp_bytes(void);
+
+/* MemFree plus ht_pcp_bytes(), or -1. */
+long long ht_free_bytes(void);
+
 #define HT_SYSTEM_HEAP_FILE	IT_DEBUGFS "/heaps/" ION_SYSTEM_HEAP_NAME
 
 /* A number from the system heap's debugfs file, or -1. */

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion heaps: x86 uncached chunks cut from write-combined 2 MiB blocks.
+ */
+
+/**
+ * DOC: uncached blocks (x86)
+ *
+ * Switching a few pages of the kernel's linear map to write-combining
+ * splits the 2 MiB (or 1 GiB) page that maps them into 4 KiB pages, for
+ * good: nothing merges them back when the attribute returns to
+ * write-back, and every kernel access to the other 511 pages then costs
+ * more TLB reach.  So the system heap does not convert its uncached
+ * chunks one by one: it cuts them (orders 8, 4 and 0) out of whole 2 MiB
+ * blocks (order 9 from the buddy allocator, so physically and virtually
+ * 2 MiB aligned) that are converted to write-combining whole, and a block
+ * returns to write-back, and to the buddy allocator, only whole, when its
+ * last chunk came back.
+ *
+ * What this relies on, read in 6.12's arch/x86/mm/pat/set_memory.c:
+ * set_memory_wc() and set_memory_wb() on one virtually contiguous range
+ * (not the set_pages_array_*() calls: their CPA_PAGES_ARRAY requests work
+ * page by page, cpa->numpages = 1, which always splits a large page) go
+ * through __change_page_attr() -> should_split_large_page(), which keeps
+ * the 2 MiB mapping and only rewrites its PMD's cache bits when the range
+ * starts at the large page's start and covers all of it
+ * ("address != lpaddr || cpa->numpages != numpages" splits) and no static
+ * protection conflicts (none applies to ordinary buddy RAM).  The PAT
+ * memtype of RAM is kept per page in the page flags
+ * (reserve_ram_pages_type()), so one memtype_reserve() of the block's
+ * range covers all its pages and no tree entry is made.  Each call also
+ * pays vm_unmap_aliases(), a TLB flush on every CPU and a clflush of every
+ * line of the range (twice for WC: via UC- first): shared here by every
+ * chunk of the block.  Where the linear map of a block is already 4 KiB
+ * pages (split earlier by someone else), nothing worse happens; where it
+ * is a 1 GiB page, that page is split into 2 MiB ones, never into 4 KiB.
+ * The heap's debugfs file shows whether the code keeps its word:
+ * direct_map_splits counts every conversion that found a large page and
+ * left 4 KiB ones (blocks and the chunks of the fallback below alike).
+ *
+ * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
+ * n is the first free naturally aligned run of 2^n pages of a block that
+ * has one (first fit over the blocks with room, then a kept empty block,
+ * then a new one).  Freed chunks come back dirty or clean, which the
+ * caller does not say: every page that ever came back is marked dirty and
+ * zeroed (through the write-combined linear map, so no cache line is
+ * left) when it is handed out again.  A new block is zeroed by the buddy
+ * allocator before it is converted, and the conversion flushes its lines
+ * from the caches.
+ *
+ * Keeping.  A block that becomes empty is kept converted, up to
+ * uncached_keep_blocks of them (default 1, 2 MiB), for the next uncached
+ * allocation: without it, the first small uncached buffer after the pools
+ * drained would pay a whole block's zeroing and conversion.  Beyond that
+ * an empty block goes back to write-back and to the buddy allocator at
+ * once.  Blocks with chunks in use cannot go back: a pooled chunk keeps
+ * its block converted until the pools' shrinker frees it.
+ *
+ * Fallback.  When no order-9 block can be had (fragmented memory), the
+ * heap converts the chunk alone as before (ion_cache_set_uncached()), and
+ * that split is counted (uncached_fallback_chunks, direct_map_splits).
+ *
+ * Memory cgroups: a block serves every cgroup, so it is charged to none.
+ * A caller whose chunks must be charged to its cgroup (memcg_charge on,
+ * not in the root cgroup) gets none from the blocks: its chunks are
+ * charged and converted alone, as before, splitting the direct map on
+ * purpose; counted in uncached_charged_chunks.
+ */
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <asm/pgtable_types.h>
+#include <asm/set_memory.h>
+
+#include "ion_cache.h"
+
+#define ION_BLOCK_ORDER		9
+#define ION_BLOCK_PAGES		BIT(ION_BLOCK_ORDER)
+
+static unsigned int uncached_keep_blocks = 1;
+static unsigned long ion_cache_blocks_trim(unsigned int keep);
+
+/* Lowering the parameter releases the kept blocks beyond it at once. */
+static int ion_keep_blocks_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		ion_cache_blocks_trim(READ_ONCE(uncached_keep_blocks));
+	return ret;
+}
+
+static const struct kernel_param_ops ion_keep_blocks_ops = {
+	.set = ion_keep_blocks_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(uncached_keep_blocks, &ion_keep_blocks_ops,
+		&uncached_keep_blocks, 0644);
+MODULE_PARM_DESC(uncached_keep_blocks,
+		 "empty write-combined 2 MiB blocks kept for uncached buffers (x86)");
+
+/**
+ * struct ion_block - a 2 MiB block whose linear map is write-combined
+ * @node:  on ion_blocks.room (some pages free), ion_blocks.empty (all
+ *	   free, kept), or on no list (every page in use)
+ * @page:  its first page, an order-9 allocation
+ * @used:  pages handed out as chunks
+ * @dirty: free pages that came back and must be zeroed before reuse
+ * @nused: pages set in @used
+ *
+ * Made by ion_block_new(), freed by ion_block_release(); all fields but
+ * @page under ion_blocks.lock.
+ */
+struct ion_block {
+	struct list_head node;
+	struct page *page;
+	DECLARE_BITMAP(used, ION_BLOCK_PAGES);
+	DECLARE_BITMAP(dirty, ION_BLOCK_PAGES);
+	unsigned int nused;
+};
+
+/**
+ * struct ion_blocks - every uncached block
+ * @lock:   protects @room, @empty, @nempty and every block's bitmaps,
+ *	    @nused and list position; never held across a conversion or an
+ *	    allocation that may reclaim
+ * @room:   blocks with some pages in use and some free
+ * @empty:  wholly free blocks kept converted (at most
+ *	    uncached_keep_blocks)
+ * @nempty: blocks on @empty
+ * @index:  every block by its first pfn >> ION_BLOCK_ORDER (own locking;
+ *	    read under RCU)
+ * @held:      blocks converted now
+ * @converted: blocks converted to write-combining, ever
+ * @restored:  blocks restored to write-back and freed, ever
+ * @leaked:    blocks that stayed write-combined and were leaked
+ * @chunks:    chunks handed out of blocks
+ * @fallback:  chunks the heap had to convert alone (no block to be had)
+ * @charged:   chunks the heap converted alone for a caller charged to a
+ *	       memory cgroup
+ * @splits:    conversions that found a large page under their first page
+ *	       and left a 4 KiB one (blocks and single chunks alike)
+ *
+ * The counters are for debugfs (ion_cache_blocks_debug_show()).
+ */
+static struct ion_blocks {
+	struct mutex lock;	/* protects the lists, the blocks' bitmaps */
+	struct list_head room;
+	struct list_head empty;
+	unsigned int nempty;
+	struct xarray index;
+	atomic_long_t held, converted, restored, leaked, chunks, fallback;
+	atomic_long_t charged, splits;
+} ion_blocks = {
+	.lock = __MUTEX_INITIALIZER(ion_blocks.lock),
+	.room = LIST_HEAD_INIT(ion_blocks.room),
+	.empty = LIST_HEAD_INIT(ion_blocks.empty),
+	.index = XARRAY_INIT(ion_blocks.index, 0),
+};
+
+/* Is the linear map at @addr a large page (2 MiB or 1 GiB) now? */
+static bool ion_linear_large(unsigned long addr)
+{
+	unsigned int level;
+
+	return lookup_address(addr, &level) && level > PG_LEVEL_4K;
+}
+
+/**
+ * ion_cache_count_split() - count a conversion that split a large page
+ * @addr:	 linear-map address of the range converted
+ * @was_large: ion_linear_large() of @addr before the conversion
+ *
+ * Context: any.
+ */
+void ion_cache_count_split(unsigned long addr, bool was_large)
+{
+	if (was_large && !ion_linear_large(addr))
+		atomic_long_inc(&ion_blocks.splits);
+}
+
+/**
+ * ion_cache_linear_large() - is @addr's linear map a large page now?
+ * @addr: a linear-map address
+ *
+ * Context: any.
+ * Return: true for a 2 MiB or 1 GiB mapping.
+ */
+bool ion_cache_linear_large(unsigned long addr)
+{
+	return ion_linear_large(addr);
+}
+
+/* Back to write-back whole and to the buddy allocator, or leaked. */
+static void ion_block_release(struct ion_block *blk)
+{
+	unsigned long addr = (unsigned long)page_address(blk->page);
+
+	xa_erase(&ion_blocks.index, page_to_pfn(blk->page) >> ION_BLOCK_ORDER);
+	atomic_long_dec(&ion_blocks.held);
+	if (set_memory_wb(addr, ION_BLOCK_PAGES)) {
+		atomic_long_inc(&ion_blocks.leaked);
+		pr_warn_ratelimited("ion: cannot restore a 2 MiB uncached block to write-back, leaking it\n");
+	} else {
+		atomic_long_inc(&ion_blocks.restored);
+		__free_pages(blk->page, ION_BLOCK_ORDER);
+	}
+	kfree(blk);
+}
+
+/* A new zeroed block, converted whole, indexed; NULL when none. */
+static struct ion_block *ion_block_new(int nid)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY;
+	struct ion_block *blk;
+	unsigned long addr;
+	bool large;
+
+	blk = kzalloc(sizeof(*blk), GFP_KERNEL);
+	if (!blk)
+		return NULL;
+	blk->page = nid == NUMA_NO_NODE ? alloc_pages(gfp, ION_BLOCK_ORDER) :
+		    alloc_pages_node(nid, gfp, ION_BLOCK_ORDER);
+	if (!blk->page)
+		goto err_free_blk;
+	if (xa_insert(&ion_blocks.index,
+		      page_to_pfn(blk->page) >> ION_BLOCK_ORDER, blk,
+		      GFP_KERNEL))
+		goto err_free_page;
+	addr = (unsigned long)page_address(blk->page);
+	large = ion_linear_large(addr);
+	/* Whole and aligned: the large page keeps (see DOC). */
+	if (set_memory_wc(addr, ION_BLOCK_PAGES))
+		goto err_restore;
+	ion_cache_count_split(addr, large);
+	atomic_long_inc(&ion_blocks.converted);
+	atomic_long_inc(&ion_blocks.held);
+	return blk;
+
+err_restore:
+	/*
+	 * A failed set_memory_wc() may have left its first pass (UC-): back
+	 * to write-back like any block, or leaked.
+	 */
+	atomic_long_inc(&ion_blocks.converted);
+	atomic_long_inc(&ion_blocks.held);
+	ion_block_release(blk);
+	return NULL;
+
+err_free_page:
+	__free_pages(blk->page, ION_BLOCK_ORDER);
+err_free_blk:
+	kfree(blk);
+	return NULL;
+}
+
+/* Take a free aligned run of 2^@order pages of @blk, or return -1. */
+static int ion_block_take(struct ion_block *blk, unsigned int order)
+{
+	unsigned int n = 1U << order;
+	unsigned long off;
+
+	lockdep_assert_held(&ion_blocks.lock);
+	off = bitmap_find_next_zero_area(blk->used, ION_BLOCK_PAGES, 0, n,
+					 n - 1);
+	if (off >= ION_BLOCK_PAGES)
+		return -1;
+	bitmap_set(blk->used, off, n);
+	blk->nused += n;
+	if (blk->nused == ION_BLOCK_PAGES)
+		list_del_init(&blk->node);
+	return off;
+}
+
+/* A chunk of @order from a block already converted, or -1 in *@off. */
+static struct ion_block *ion_blocks_find(unsigned int order, int *off)
+{
+	struct ion_block *blk;
+
+	lockdep_assert_held(&ion_blocks.lock);
+	list_for_each_entry(blk, &ion_blocks.room, node) {
+		*off = ion_block_take(blk, order);
+		if (*off >= 0)
+			return blk;
+	}
+	blk = list_first_entry_or_null(&ion_blocks.empty, struct ion_block,
+				       node);
+	if (!blk)
+		return NULL;
+	ion_blocks.nempty--;
+	list_move(&blk->node, &ion_blocks.room);
+	*off = ion_block_take(blk, order);
+	return blk;
+}
+
+/**
+ * ion_cache_uncached_chunk() - a zeroed chunk whose linear map is
+ *				write-combined
+ * @order: the chunk's order, at most 9
+ * @nid:   the node for a new block, or NUMA_NO_NODE for the caller's policy
+ * @charged: the chunk must be charged to the caller's memory cgroup: a
+ *	   block serves every cgroup and is charged to none, so none is
+ *	   given (counted: the caller converts a chunk of its own)
+ *
+ * Cut from a converted 2 MiB block (see DOC: uncached blocks), converting
+ * a new one when no block has room.  The chunk is clean: zeroed and with
+ * no line in the CPU caches.  It goes back with
+ * ion_cache_uncached_chunk_put().
+ *
+ * Context: Process context; may sleep.
+ * Return: the chunk's first page, or NULL when no block could be had or
+ * @charged (the caller may convert a chunk of its own,
+ * ion_cache_set_uncached()).
+ */
+struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
+				      bool charged)
+{
+	unsigned int n = 1U << order;
+	struct ion_block *blk;
+	bool dirty;
+	int off;
+
+	if (WARN_ON_ONCE(order > ION_BLOCK_ORDER))
+		return NULL;
+	if (charged) {
+		atomic_long_inc(&ion_blocks.charged);
+		return NULL;
+	}
+	mutex_lock(&ion_blocks.lock);
+	blk = ion_blocks_find(order, &off);
+	if (!blk) {
+		mutex_unlock(&ion_blocks.lock);
+		blk = ion_block_new(nid);
+		if (!blk) {
+			atomic_long_inc(&ion_blocks.fallback);
+			return NULL;
+		}
+		mutex_lock(&ion_blocks.lock);
+		list_add(&blk->node, &ion_blocks.room);
+		off = ion_block_take(blk, order);
+	}
+	dirty = find_next_bit(blk->dirty, off + n, off) < off + n;
+	bitmap_clear(blk->dirty, off, n);
+	mutex_unlock(&ion_blocks.lock);
+	atomic_long_inc(&ion_blocks.chunks);
+	if (dirty) {
+		/* Write-combined stores: no cache line to clean after. */
+		memset(page_address(blk->page + off), 0, PAGE_SIZE << order);
+		/* Drain the write-combining buffers before handing it out. */
+		wmb();
+	}
+	return blk->page + off;
+}
+
+/**
+ * ion_cache_uncached_chunk_put() - give a chunk back to its block
+ * @page:  the chunk's first page
+ * @order: its order
+ *
+ * The chunk may be dirty.  When its block is then empty, the block is
+ * kept (up to uncached_keep_blocks) or restored to write-back and freed.
+ *
+ * Context: Process context; may sleep.
+ * Return: true when the chunk was taken back, false when it is not of a
+ * block (a chunk converted alone: the caller restores it itself).
+ */
+bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order)
+{
+	unsigned long pfn = page_to_pfn(page);
+	unsigned int n = 1U << order, off;
+	struct ion_block *blk;
+	bool release = false;
+
+	blk = xa_load(&ion_blocks.index, pfn >> ION_BLOCK_ORDER);
+	if (!blk)
+		return false;
+	off = pfn & (ION_BLOCK_PAGES - 1);
+	set_page_private(page, 0);
+	mutex_lock(&ion_blocks.lock);
+	if (WARN_ON_ONCE(find_next_zero_bit(blk->used, off + n, off) <
+			 off + n)) {
+		mutex_unlock(&ion_blocks.lock);
+		return true;	/* not handed out: never free it twice */
+	}
+	if (blk->nused == ION_BLOCK_PAGES)
+		list_add(&blk->node, &ion_blocks.room);
+	bitmap_clear(blk->used, off, n);
+	bitmap_set(blk->dirty, off, n);
+	blk->nused -= n;
+	if (!blk->nused) {
+		if (ion_blocks.nempty < READ_ONCE(uncached_keep_blocks)) {
+			list_move(&blk->node, &ion_blocks.empty);
+			ion_blocks.nempty++;
+		} else {
+			list_del(&blk->node);
+			release = true;
+		}
+	}
+	mutex_unlock(&ion_blocks.lock);
+	if (release)
+		ion_block_release(blk);
+	return true;
+}
+
+/* Release kept empty blocks beyond @keep; the pages given back. */
+static unsigned long ion_cache_blocks_trim(unsigned int keep)
+{
+	unsigned long freed = 0;
+	struct ion_block *blk;
+
+	for (;;) {
+		mutex_lock(&ion_blocks.lock);
+		blk = ion_blocks.nempty > keep ?
+		      list_first_entry(&ion_blocks.empty, struct ion_block,
+				       node) : NULL;
+		if (blk) {
+			list_del(&blk->node);
+			ion_blocks.nempty--;
+		}
+		mutex_unlock(&ion_blocks.lock);
+		if (!blk)
+			return freed;
+		ion_block_release(blk);
+		freed += ION_BLOCK_PAGES;
+	}
+}
+
+/**
+ * ion_cache_blocks_exit() - release every kept block (module exit)
+ *
+ * Every chunk must be back by now; a block still in use is left (and
+ * warned about) rather than freed under its user.
+ *
+ * Context: Process context (module exit); sleeps.
+ */
+void ion_cache_blocks_exit(void)
+{
+	ion_cache_blocks_trim(0);
+	WARN_ON_ONCE(!list_empty(&ion_blocks.room) ||
+		     atomic_long_read(&ion_blocks.held));
+}
+
+/**
+ * ion_cache_blocks_debug_show() - the blocks' lines of a heap's debugfs file
+ * @s: the heap's debugfs file
+ *
+ * Context: Process context; does not sleep.
+ */
+void ion_cache_blocks_debug_show(struct seq_file *s)
+{
+	static const struct {
+		const char *key;
+		atomic_long_t *v;
+	} keys[] = {
+		{ "uncached_blocks", &ion_blocks.held },
+		{ "uncached_blocks_kept", NULL },
+		{ "uncached_blocks_converted", &ion_blocks.converted },
+		{ "uncached_blocks_restored", &ion_blocks.restored },
+		{ "uncached_blocks_leaked", &ion_blocks.leaked },
+		{ "uncached_block_chunks", &ion_blocks.chunks },
+		{ "uncached_fallback_chunks", &ion_blocks.fallback },
+		{ "uncached_charged_chunks", &ion_blocks.charged },
+		{ "direct_map_splits", &ion_blocks.splits },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		seq_printf(s, "%s: %ld\n", keys[i].key, keys[i].v ?
+			   atomic_long_read(keys[i].v) :
+			   (long)READ_ONCE(ion_blocks.nempty));
+}
