@@ -1211,7 +1211,8 @@ static long long directmap4k_kb(void)
  */
 static void run_directmap(void)
 {
-	struct buf live[4] = { { -1 }, { -1 }, { -1 }, { -1 } };
+	struct buf live[4] = { { .fd = -1 }, { .fd = -1 },
+				{ .fd = -1 }, { .fd = -1 } };
 	long long before, after, drained;
 	unsigned int seed = 25, failed = 0;
 	struct impl *im = NULL;
