@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ion: the dma-buf side of a buffer - dma_buf_ops for importers, CPU
- * access, user and kernel mappings.
+ * access, kernel mappings (user mappings: ion_dmabuf_mmap.c).
  */
 #include <linux/ctype.h>
 #include <linux/dma-buf.h>
@@ -77,11 +77,6 @@ struct ion_attachment {
 	bool mapped;
 	enum dma_data_direction dir;
 };
-
-static bool ion_buffer_cached(const struct ion_core_buffer *buffer)
-{
-	return buffer->base.flags & ION_FLAG_CACHED;
-}
 
 /*
  * The next piece of a chunk at @phys with @left bytes for a device taking
@@ -369,109 +364,6 @@ static int ion_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 	if (heap->ops->end_cpu_access)
 		return heap->ops->end_cpu_access(heap, &buffer->base, dir);
 	return 0;
-}
-
-/* The default user mapping: remap the sg chunks from vm_pgoff on. */
-static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
-				 struct vm_area_struct *vma)
-{
-	unsigned long addr = vma->vm_start, skip = vma->vm_pgoff;
-	unsigned long left = vma_pages(vma), npages, n;
-	struct scatterlist *sg;
-	struct sg_table *sgt;
-	unsigned int i;
-	int ret;
-
-	sgt = ion_buffer_sg_table(buffer);
-	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
-	for_each_sgtable_sg(sgt, sg, i) {
-		if (WARN_ON_ONCE(sg->offset || !PAGE_ALIGNED(sg->length)))
-			return -EINVAL;
-		npages = sg->length >> PAGE_SHIFT;
-		if (skip >= npages) {
-			skip -= npages;
-			continue;
-		}
-		n = min(npages - skip, left);
-		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)) + skip,
-				      n << PAGE_SHIFT, vma->vm_page_prot);
-		if (ret)
-			return ret;
-		addr += n << PAGE_SHIFT;
-		left -= n;
-		skip = 0;
-		if (!left)
-			return 0;
-	}
-	return -EINVAL;
-}
-
-/*
- * A deferred buffer mapped before its first use: backed at the first
- * fault (as the first use, through map_dma), then each page inserted as
- * it is touched.  The VMA's file is the dma-buf's, which keeps the buffer.
- */
-static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
-{
-	struct ion_core_buffer *buffer = vmf->vma->vm_private_data;
-	unsigned long pgoff = vmf->pgoff, n;
-	struct scatterlist *sg;
-	struct sg_table *sgt;
-	unsigned int i;
-
-	sgt = ion_buffer_sg_table(buffer);
-	if (IS_ERR(sgt))
-		return vmf_error(PTR_ERR(sgt));
-	for_each_sgtable_sg(sgt, sg, i) {
-		n = sg->length >> PAGE_SHIFT;
-		if (pgoff < n)
-			return vmf_insert_pfn(vmf->vma, vmf->address,
-					      page_to_pfn(sg_page(sg)) + pgoff);
-		pgoff -= n;
-	}
-	return VM_FAULT_SIGBUS;
-}
-
-static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
-	.fault = ion_dmabuf_fault,
-};
-
-/* Is @buffer a deferred heap's, still waiting for its first use? */
-static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
-{
-	bool waiting;
-
-	if (!buffer->base.heap->ops->attach)
-		return false;
-	mutex_lock(&buffer->lock);
-	waiting = !buffer->base.sg_table;
-	mutex_unlock(&buffer->lock);
-	return waiting;
-}
-
-static int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
-{
-	struct ion_core_buffer *buffer = dmabuf->priv;
-	struct ion_heap *heap = buffer->base.heap;
-	unsigned long end;
-
-	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
-	    end > buffer->base.size >> PAGE_SHIFT)
-		return -EINVAL;
-	trace_ion_mmap(buffer, vma);
-	if (!ion_buffer_cached(buffer))
-		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
-	if (ion_buffer_waiting(buffer)) {
-		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
-			     VM_DONTDUMP);
-		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;
-		vma->vm_private_data = buffer;
-		return 0;
-	}
-	if (heap->ops->map_user)
-		return heap->ops->map_user(heap, &buffer->base, vma);
-	return ion_dmabuf_mmap_pages(buffer, vma);
 }
 
 static int ion_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)

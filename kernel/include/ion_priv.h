@@ -28,6 +28,7 @@ struct file;
 struct ion_heap_node;
 struct mm_struct;
 struct pid;
+struct vm_area_struct;
 
 /*
  * The mode of /dev/ion and of every /dev/dma_heap/ion-* node: mainline's
@@ -224,6 +225,11 @@ struct ion_core_buffer {
 	struct scatterlist one_sg;
 };
 
+static inline bool ion_buffer_cached(const struct ion_core_buffer *buffer)
+{
+	return buffer->base.flags & ION_FLAG_CACHED;
+}
+
 static inline struct ion_core_buffer *to_core_buffer(struct ion_buffer *b)
 {
 	return container_of(b, struct ion_core_buffer, base);
@@ -399,6 +405,9 @@ struct ion_core_buffer *ion_dmabuf_to_buffer(struct dma_buf *dmabuf);
 int ion_dmabuf_sync_fd(int fd);
 void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
 			size_t len);
+
+/* ion_dmabuf_mmap.c: dma_buf_ops.mmap (ion_dmabuf.c) */
+int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma);
 
 /* ion_client.c */
 struct ion_client *ion_client_get_user(struct ion_device *dev);

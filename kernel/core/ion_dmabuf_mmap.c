@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ion: user mappings of a buffer (dma_buf_ops.mmap, ion_dmabuf.c), and
+ * the fault handler of a deferred heap's buffer mapped before its first
+ * use.
+ */
+#include <linux/dma-buf.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+
+#include "ion_priv.h"
+#include "trace/ion_trace.h"
+
+/* The default user mapping: remap the sg chunks from vm_pgoff on. */
+static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
+				 struct vm_area_struct *vma)
+{
+	unsigned long addr = vma->vm_start, skip = vma->vm_pgoff;
+	unsigned long left = vma_pages(vma), npages, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+	int ret;
+
+	sgt = ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (WARN_ON_ONCE(sg->offset || !PAGE_ALIGNED(sg->length)))
+			return -EINVAL;
+		npages = sg->length >> PAGE_SHIFT;
+		if (skip >= npages) {
+			skip -= npages;
+			continue;
+		}
+		n = min(npages - skip, left);
+		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)) + skip,
+				      n << PAGE_SHIFT, vma->vm_page_prot);
+		if (ret)
+			return ret;
+		addr += n << PAGE_SHIFT;
+		left -= n;
+		skip = 0;
+		if (!left)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * A deferred buffer mapped before its first use: backed at the first
+ * fault (as the first use, through map_dma), then each page inserted as
+ * it is touched.  The VMA's file is the dma-buf's, which keeps the buffer.
+ */
+static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
+{
+	struct ion_core_buffer *buffer = vmf->vma->vm_private_data;
+	unsigned long pgoff = vmf->pgoff, n;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+
+	sgt = ion_buffer_sg_table(buffer);
+	if (IS_ERR(sgt))
+		return vmf_error(PTR_ERR(sgt));
+	for_each_sgtable_sg(sgt, sg, i) {
+		n = sg->length >> PAGE_SHIFT;
+		if (pgoff < n)
+			return vmf_insert_pfn(vmf->vma, vmf->address,
+					      page_to_pfn(sg_page(sg)) + pgoff);
+		pgoff -= n;
+	}
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
+	.fault = ion_dmabuf_fault,
+};
+
+/* Is @buffer a deferred heap's, still waiting for its first use? */
+static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
+{
+	bool waiting;
+
+	if (!buffer->base.heap->ops->attach)
+		return false;
+	mutex_lock(&buffer->lock);
+	waiting = !buffer->base.sg_table;
+	mutex_unlock(&buffer->lock);
+	return waiting;
+}
+
+/**
+ * ion_dmabuf_mmap() - map a buffer into user space (dma_buf_ops.mmap)
+ * @dmabuf: the buffer's dma-buf
+ * @vma:    the user mapping, at most the buffer's size from vm_pgoff on
+ *
+ * An uncached buffer is mapped write-combined.  A heap's map_user op maps
+ * it, or else its sg table's pages are remapped; a deferred heap's buffer
+ * still waiting for its first use gets pages at the first fault instead.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, -EINVAL for a range outside the buffer, or the -errno of
+ * the mapping.
+ */
+int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct ion_core_buffer *buffer = dmabuf->priv;
+	struct ion_heap *heap = buffer->base.heap;
+	unsigned long end;
+
+	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
+	    end > buffer->base.size >> PAGE_SHIFT)
+		return -EINVAL;
+	trace_ion_mmap(buffer, vma);
+	if (!ion_buffer_cached(buffer))
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (ion_buffer_waiting(buffer)) {
+		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
+			     VM_DONTDUMP);
+		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;
+		vma->vm_private_data = buffer;
+		return 0;
+	}
+	if (heap->ops->map_user)
+		return heap->ops->map_user(heap, &buffer->base, vma);
+	return ion_dmabuf_mmap_pages(buffer, vma);
+}
