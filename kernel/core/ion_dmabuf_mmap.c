@@ -99,7 +99,8 @@ static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
  *
  * An uncached buffer is mapped write-combined.  A heap's map_user op maps
  * it, or else its sg table's pages are remapped; a deferred heap's buffer
- * still waiting for its first use gets pages at the first fault instead.
+ * still waiting for its first use gets pages at the first fault instead,
+ * unless the mapping is private and writable.
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL for a range outside the buffer, or the -errno of
@@ -117,7 +118,12 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	trace_ion_mmap(buffer, vma);
 	if (!ion_buffer_cached(buffer))
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
-	if (ion_buffer_waiting(buffer)) {
+	/*
+	 * A private writable (copy-on-write) mapping cannot take pfns one
+	 * fault at a time (vmf_insert_pfn() BUGs on it): it backs the buffer
+	 * now and is mapped whole, as every other buffer is.
+	 */
+	if (!is_cow_mapping(vma->vm_flags) && ion_buffer_waiting(buffer)) {
 		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
 			     VM_DONTDUMP);
 		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;

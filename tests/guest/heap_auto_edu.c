@@ -100,6 +100,38 @@ static void unused_case(int ion)
 	close(buf);
 }
 
+/*
+ * A private writable mapping of a buffer not yet backed: copy-on-write
+ * cannot take pages one fault at a time, so mmap backs it at once; it
+ * reads zeroes, and a write stays in the private copy.
+ */
+static void private_map_case(int ion)
+{
+	const size_t len = 1 << 20;
+	long long backed0 = auto_num("auto_backed_bytes");
+	unsigned char *p, *q;
+	int buf;
+
+	buf = auto_alloc(ion, len, ION_FLAG_CACHED);
+	if (!tap_ok(buf >= 0, "private mapping: auto buffer allocated"))
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, buf, 0);
+	if (!tap_ok(p != MAP_FAILED, "MAP_PRIVATE of an unbacked buffer: %s",
+		    p == MAP_FAILED ? strerror(errno) : "mapped"))
+		goto out;
+	tap_ok(auto_num("auto_backed_bytes") == backed0 + (long long)len,
+	       "MAP_PRIVATE backs the buffer at mmap");
+	tap_ok(it_check_zero(p, len) < 0, "MAP_PRIVATE: reads zeroed memory");
+	p[0] = 0x5a;
+	q = ht_map(buf, len);
+	tap_ok(q && q[0] == 0, "MAP_PRIVATE: a write stays private");
+	if (q)
+		munmap(q, len);
+	munmap(p, len);
+out:
+	close(buf);
+}
+
 /* CPU first: system backing, zeroed; edu attaching late is refused. */
 static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
 			   const char *cname, unsigned int flags)
@@ -369,6 +401,7 @@ int main(void)
 		 info.dma_bits, info.iommu ? "IOMMU" : "direct");
 	heap_case(&hs);
 	unused_case(ion);
+	private_map_case(ion);
 	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
 		cpu_first_case(ion, tfd, &info, ht_cache_modes[m].name,
 			       ht_cache_modes[m].flags);
