@@ -70,7 +70,7 @@ static int find_edu(const char *text, const char *ino, char *dev,
 	return -ENOENT;
 }
 
-static void edu_case(int ion, unsigned int heap_id)
+static void edu_case(int ion, unsigned int heap_id, unsigned int mode)
 {
 	char ino[48], d[96], nents[32], *text;
 	const char *const map[] = { d, "dir=bidirectional", nents, ino, NULL };
@@ -88,7 +88,7 @@ static void edu_case(int ion, unsigned int heap_id)
 	fd = ht_alloc(ion, LEN, 0, heap_id, ION_FLAG_CACHED);
 	snprintf(ino, sizeof(ino), "ino=%lu", fd >= 0 ? it_ino(fd) : 0);
 	tr_clear(&inst);
-	if (fd < 0 || ht_import(tfd, fd, ION_TEST_MODE_DMABUF, &imp) ||
+	if (fd < 0 || ht_import(tfd, fd, mode, &imp) ||
 	    imp.dma_err) {
 		tap_ok(0, "edu imports a buffer of heap %u (%s)", heap_id,
 		       fd < 0 ? strerror(-fd) : "import or mapping failed");
@@ -170,9 +170,17 @@ int main(void)
 		close(ion);
 		return tap_exit();
 	}
-	/* The DMA heap is within edu's 32-bit reach without an IOMMU. */
-	dma = it_heap_find(&hs, ION_DMA_HEAP_NAME);
-	edu_case(ion, dma ? dma->heap_id : 0);
+	/*
+	 * The auto heap backs a buffer below edu's mask when edu maps it
+	 * first; without it, the DMA heap's (32-bit) buffer, which edu (28
+	 * bits without an IOMMU) reaches only when it happens to lie low.
+	 */
+	if (it_heap_find(&hs, ION_AUTO_HEAP_NAME)) {
+		edu_case(ion, ION_HEAP_AUTO_ID, ION_TEST_MODE_EDU_FIRST);
+	} else {
+		dma = it_heap_find(&hs, ION_DMA_HEAP_NAME);
+		edu_case(ion, dma ? dma->heap_id : 0, ION_TEST_MODE_DMABUF);
+	}
 	vgem_case(ion);
 	tr_close(&inst);
 	close(ion);
