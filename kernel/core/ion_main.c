@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ion: module init and exit - the device, debugfs, the dma-heap node
- * class, the built-in heaps, then /dev/ion; and the way back.
+ * class, the built-in heaps, the OOM notifier, then /dev/ion; and the way
+ * back.
  */
 #include <linux/init.h>
 #include <linux/miscdevice.h>
@@ -26,11 +27,16 @@ static int __init ion_init(void)
 	ret = ion_heaps_init();
 	if (ret)
 		goto err_heap_nodes;
-	ret = misc_register(&dev->misc);
+	ret = ion_oom_init();
 	if (ret)
 		goto err_heaps;
+	ret = misc_register(&dev->misc);
+	if (ret)
+		goto err_oom;
 	return 0;
 
+err_oom:
+	ion_oom_exit();
 err_heaps:
 	ion_heaps_exit();
 err_heap_nodes:
@@ -46,6 +52,7 @@ static void __exit ion_exit(void)
 	struct ion_device *dev = &ion_dev;
 
 	misc_deregister(&dev->misc);
+	ion_oom_exit();
 	ion_heaps_exit();
 	ion_heap_nodes_exit();
 	ion_debugfs_exit(dev);

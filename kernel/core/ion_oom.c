@@ -3,10 +3,15 @@
  * ion: what the OOM killer sees - a buffer counts in the RSS of the
  * process that allocated it.
  */
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/notifier.h>
+#include <linux/oom.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 
 #include "ion_priv.h"
 
@@ -60,6 +65,19 @@
  * last charged buffer is freed), so the counter is back at zero before
  * the kernel checks it on freeing the mm.  The charge and uncharge are a
  * per-CPU counter add each, lock-free on the allocation path.
+ *
+ * One more step makes the kill free what it was meant to: a victim tears
+ * down its address space (which tells the OOM killer it may choose
+ * again) before it closes its files (which frees its buffers), and an
+ * OOM in between would kill a second, innocent process.  While a victim
+ * whose address space still carries ion's charge has a thread not yet
+ * done exiting, ion's OOM notifier reports memory on its way, so the
+ * allocation that ran out retries instead; for one victim at most
+ * %ION_OOM_WAIT (the OOM reaper's own grace period), so a victim stuck
+ * in its exit cannot hold the OOM killer back for good.  A victim whose
+ * buffers other processes still hold is done exiting with the charge
+ * still there: the OOM killer goes on at once.  Memory cgroup OOMs call
+ * no notifier and do not wait.
  */
 
 static bool oom_charge = true;
@@ -114,4 +132,83 @@ void ion_oom_uncharge(struct ion_core_buffer *buffer)
 	buffer->oom_mm = NULL;
 	ion_oom_add(mm, -(long)(buffer->base.size >> PAGE_SHIFT));
 	mmdrop(mm);
+}
+
+#define ION_OOM_WAIT	(2 * HZ)
+
+/* Has @p, an OOM victim, a thread that may still close its files? */
+static bool ion_oom_exiting(struct task_struct *p)
+{
+	struct task_struct *t;
+
+	for_each_thread(p, t)
+		if (!t->exit_state)
+			return true;
+	return false;
+}
+
+/* The address space of a victim still exiting with ion's charge, or NULL. */
+static struct mm_struct *ion_oom_pending(void)
+{
+	struct task_struct *p;
+	struct mm_struct *mm;
+
+	for_each_process(p) {
+		mm = p->signal->oom_mm;
+		if (mm && ion_mm_flags_test(MMF_OOM_SKIP, mm) &&
+		    get_mm_counter(mm, MM_SHMEMPAGES) && ion_oom_exiting(p))
+			return mm;
+	}
+	return NULL;
+}
+
+/*
+ * Called by out_of_memory() under its oom_lock, which also serializes
+ * the victim and the time it was first seen.  The mm is compared, never
+ * dereferenced: one freed and reused at the same address only shortens
+ * a wait.
+ */
+static int ion_oom_notify(struct notifier_block *nb, unsigned long unused,
+			  void *parm)
+{
+	static struct mm_struct *victim;
+	static unsigned long since;
+	unsigned long *freed = parm;
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	mm = ion_oom_pending();
+	rcu_read_unlock();
+	if (!mm)
+		return NOTIFY_DONE;
+	if (mm != victim) {
+		victim = mm;
+		since = jiffies;
+	}
+	if (time_after(jiffies, since + ION_OOM_WAIT))
+		return NOTIFY_DONE;
+	(*freed)++;
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ion_oom_nb = {
+	.notifier_call = ion_oom_notify,
+};
+
+/**
+ * ion_oom_init() - wait for OOM victims' buffers (see "the OOM killer")
+ *
+ * Return: 0 or a negative errno.
+ */
+int ion_oom_init(void)
+{
+	return register_oom_notifier(&ion_oom_nb);
+}
+
+/**
+ * ion_oom_exit() - undo ion_oom_init()
+ */
+void ion_oom_exit(void)
+{
+	unregister_oom_notifier(&ion_oom_nb);
 }

@@ -389,6 +389,8 @@ void ion_quota_debugfs_init(struct ion_device *dev);
 /* ion_oom.c */
 void ion_oom_charge(struct ion_core_buffer *buffer);
 void ion_oom_uncharge(struct ion_core_buffer *buffer);
+int ion_oom_init(void);
+void ion_oom_exit(void);
 
 /* ion_heap.c */
 void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);
