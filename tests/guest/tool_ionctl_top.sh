@@ -6,7 +6,8 @@
 #
 # -b -n 2 prints exactly two frames; each frame's totals are debugfs
 # summary's, its heap rows are every heap file with its buffers, allocs
-# and alloc_failures, and the biggest buffers list the held one with its
+# alloc_failures and quota_refusals (one refusal made here first: root
+# limited too, to 4 MiB, while it holds 8 MiB), and the biggest buffers list the held one with its
 # holder (the pid of the ionctl holding it, one fd).  Rates are "-" in the
 # first frame (nothing to compare with) and numbers in the second.
 # --json -n 2 prints two valid JSON objects, one a line, whose heap bytes
@@ -28,6 +29,18 @@ if ! wait_for $T/hold "holding"; then
 	rig_exit
 fi
 ino=$(sed -n 's/.*ino \([0-9]*\).*/\1/p' $T/hold)
+# One quota refusal on the system heap (id 0): root, limited like any
+# user for a moment, over a 4 MiB limit.
+P=/sys/module/ion/parameters
+old_uid_max=$(cat $P/uid_max_kb)
+refusals=$(dfs_key $D/heaps/$SYS quota_refusals)
+echo 4096 > $P/uid_max_kb
+echo 1 > $P/quota_root
+ionctl alloc --heap $SYS --size 4K > /dev/null 2>&1
+echo 0 > $P/quota_root
+echo "$old_uid_max" > $P/uid_max_kb
+check_eq "a 4 KiB allocation over a 4 MiB quota is refused" \
+	"$(dfs_key $D/heaps/$SYS quota_refusals)" "$((refusals + 1))"
 id=$(dfs_cell $D/heaps/$SYS ino "$ino" buffer)
 diag "held: ino $ino, buffer $id, pid $holder"
 
@@ -47,11 +60,11 @@ frame() {
 }
 nheaps=$(ls $D/heaps | wc -l)
 for n in 1 2; do
-	got=$(frame $n | awk '/^HEAP /, /^$/' | awk 'NR > 1 && NF { print $1, $5, $8, $9 }' | sort)
+	got=$(frame $n | awk '/^HEAP /, /^$/' | awk 'NR > 1 && NF { print $1, $5, $8, $9, $10 }' | sort)
 	want=$(for f in $D/heaps/*; do
-		echo "${f##*/} $(dfs_key $f buffers) $(dfs_key $f allocs) $(dfs_key $f alloc_failures)"
+		echo "${f##*/} $(dfs_key $f buffers) $(dfs_key $f allocs) $(dfs_key $f alloc_failures) $(dfs_key $f quota_refusals)"
 	done | sort)
-	check_eq "top -b frame $n: $nheaps heap rows with debugfs's buffers, allocs, failures" \
+	check_eq "top -b frame $n: $nheaps heap rows with debugfs's buffers, allocs, failures, quota refusals" \
 		"$got" "$want"
 done
 check_eq "top -b: rates are '-' in frame 1 and numbers in frame 2" \

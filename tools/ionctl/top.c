@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ionctl top: a live view of heaps, clients, the biggest buffers with
- * their holders, and allocation rates, refreshed every -d seconds.
+ * their holders, allocation rates and quota refusals, refreshed every -d
+ * seconds.
  *
  * On a terminal it draws on the alternate screen, one line per row cut
  * at the terminal's width and as many rows as fit, and quits on q, ^C or
@@ -96,9 +97,9 @@ static void show_heaps(struct screen *s, const struct top_frame *fr,
 	char u[32], f[32], p[32], n[32], ar[32], fa[32];
 	double allocs, fails;
 
-	line(s, "%-24s %9s %9s %9s %7s %8s %7s %9s %7s", "HEAP", "USED",
+	line(s, "%-24s %9s %9s %9s %7s %8s %7s %9s %7s %7s", "HEAP", "USED",
 	     "FREE", "POOL", "BUFFERS", "ALLOC/s", "FAIL/s", "ALLOCS",
-	     "FAILS");
+	     "FAILS", "QUOTA");
 	for (size_t i = 0; i < fr->nheaps; i++) {
 		const struct top_heap *h = &fr->heaps[i];
 
@@ -106,12 +107,13 @@ static void show_heaps(struct screen *s, const struct top_frame *fr,
 		fmt_rate(ar, sizeof(ar), allocs);
 		fmt_rate(fa, sizeof(fa), fails);
 		snprintf(n, sizeof(n), "%llu", h->bytes);
-		line(s, "%-24s %9s %9s %9s %7llu %8s %7s %9llu %7llu", h->name,
+		line(s, "%-24s %9s %9s %9s %7llu %8s %7s %9llu %7llu %7llu",
+		     h->name,
 		     human(n, u, sizeof(u)),
 		     human(strcmp(h->free, "-") ? h->free : NULL, f, sizeof(f)),
 		     human(strcmp(h->pool, "-") ? h->pool : NULL, p, sizeof(p)),
 		     h->buffers, ar, fa,
-		     h->allocs, h->fails);
+		     h->allocs, h->fails, h->refusals);
 	}
 }
 
@@ -195,8 +197,8 @@ static void json_heaps(const struct top_frame *fr, const struct top_frame *prev)
 		json_val(strcmp(h->free, "-") ? h->free : NULL);
 		printf(", \"pool_bytes\": ");
 		json_val(strcmp(h->pool, "-") ? h->pool : NULL);
-		printf(", \"allocs\": %llu, \"alloc_failures\": %llu",
-		       h->allocs, h->fails);
+		printf(", \"allocs\": %llu, \"alloc_failures\": %llu, \"quota_refusals\": %llu",
+		       h->allocs, h->fails, h->refusals);
 		if (allocs < 0)
 			printf(", \"allocs_per_s\": null, \"failures_per_s\": null}");
 		else

@@ -10,6 +10,7 @@
 struct top_heap {
 	char name[64];
 	unsigned long long bytes, buffers, allocs, fails;
+	unsigned long long refusals;	/* quota refusals (debugfs) */
 	char free[24];		/* "-" where the heap has no such key */
 	char pool[24];
 };

@@ -90,6 +90,7 @@ static int read_heap(const char *name, void *data)
 	h->buffers = get_ull(f, "buffers");
 	h->allocs = get_ull(f, "allocs");
 	h->fails = get_ull(f, "alloc_failures");
+	h->refusals = get_ull(f, "quota_refusals");
 	copy_val(h->free, sizeof(h->free), ion_dbg_get(f, "free"));
 	copy_val(h->pool, sizeof(h->pool), ion_dbg_get(f, "pool_bytes"));
 	err = add_buffers(fr, name, f);
