@@ -196,6 +196,38 @@ function trace_section(    i, f, any) {
 	mpair_rows("\\+trace$")
 }
 
+# Issue 17's debugfs row: ion-system's scaling at the most buffers live,
+# once while another process reads the heap's debugfs file ("+dfsread")
+# and once while it only spins ("+spin").
+function debugfs_section(    k, f, spin, key, r) {
+	for (k in p99) {
+		split(k, f, SUBSEP)
+		if (f[1] ~ /\+spin$/ && f[2] == "scaling")
+			spin = f[1]
+	}
+	if (spin == "")
+		return
+	sub(/\+spin$/, "", spin)
+	printf "\n## debugfs under load\n\n"
+	printf "`%s`'s scaling op (4 KiB alloc_free) at the most buffers live, while\n", spin
+	printf "another process reads `heaps/<heap>` in debugfs over and over, and while\n"
+	printf "it only spins (the other CPU busy in both).  Target: p99 with the reader\n"
+	printf "within 2× of without.\n\n"
+	printf "| impl | live | p99 spinning µs | p99 reading µs | reading / spinning | target |\n"
+	printf "|---|---|---|---|---|---|\n"
+	for (k in p99) {
+		split(k, f, SUBSEP)
+		if (f[1] != spin "+spin" || f[2] != "scaling")
+			continue
+		key = f[2] SUBSEP f[3] SUBSEP f[4]
+		if (!((spin "+dfsread", key) in p99))
+			continue
+		r = p99[spin "+dfsread", key] / p99[k]
+		printf "| `%s` | %s | %s | %s | %s | %s |\n", spin, f[4], us(p99[k]), \
+			us(p99[spin "+dfsread", key]), fmt(r), r <= 2 ? "**met**" : "not met"
+	}
+}
+
 function scaling_target(impl,    k1, hi, khi, r, txt) {
 	k1 = "scaling" SUBSEP 4096 SUBSEP 1
 	hi = 100000
@@ -327,6 +359,7 @@ END {
 	helpers_section()
 	memcg_section()
 	trace_section()
+	debugfs_section()
 
 	printf "\n## Targets (issue 7; issue 19's charging cost)\n\n"
 	printf "| target | impl | ratios (size: ratio) | |\n|---|---|---|---|\n"

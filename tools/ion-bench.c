@@ -15,8 +15,11 @@
  *   memset              memset of an already mapped buffer (the limit)
  *   memset-stosb        the same with "rep stosb", as the kernel clears pages
  *
- * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling, memset,
- * directmap (untimed: DirectMap4k over uncached rounds, "@directmap");
+ * Ops: alloc_free_cold, alloc_free_warm, alloc_map_touch, scaling (with,
+ * for ion's heaps, "<impl>+spin" and "<impl>+dfsread" rows at the most
+ * buffers live: another process spins, or reads the heap's debugfs file),
+ * memset, directmap (untimed: DirectMap4k over uncached rounds,
+ * "@directmap");
  * see Documentation/bench.md for what each one times.
  *
  * Helper CPUs: the system heap's helper kworkers (ion.ko's parameter
@@ -69,6 +72,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/udmabuf.h>
 
@@ -1115,6 +1119,64 @@ static int op_alloc_free_plain(struct impl *im, size_t size, struct sample *s)
 #define FILL_LIMIT_NS	45000000000ULL	/* fill time allowed per impl */
 #define HEADROOM	16		/* buffers freed when memory ran out */
 
+/* A child's whole life: read @path from start to end, over and over. */
+static void read_forever(const char *path)
+{
+	static char chunk[65536];
+
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			_exit(1);
+		while (read(fd, chunk, sizeof(chunk)) > 0)
+			;
+		close(fd);
+	}
+}
+
+static volatile unsigned long spins;
+
+/*
+ * Issue 17's debugfs row: with @have buffers live, the scaling group once
+ * more while a child only spins ("<impl>+spin") and once while a child
+ * reads the heap's debugfs file, which walks the buffer list whose lock
+ * the allocation path takes ("<impl>+dfsread"); both keep the other CPU
+ * busy, so only the reads differ.  The report compares their p99s.
+ */
+static void run_scaling_reader(struct impl *im, unsigned int have)
+{
+	static const char *const suffix[2] = { "+spin", "+dfsread" };
+	static struct impl twin[2];
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(im->name);
+		unsigned int nm = 0;
+		pid_t pid;
+
+		twin[k] = *im;
+		if (n + strlen(suffix[k]) >= sizeof(twin[k].name))
+			return;
+		memcpy(twin[k].name + n, suffix[k], strlen(suffix[k]) + 1);
+		pid = fork();
+		if (pid < 0) {
+			progress("%s: fork: %s", twin[k].name, strerror(errno));
+			return;
+		}
+		if (pid == 0) {
+			if (k)
+				read_forever(im->pool_file);
+			for (;;)
+				spins++;
+		}
+		progress("%s scaling: %u live", twin[k].name, have);
+		add_member(&nm, &twin[k], "scaling", op_alloc_free_plain);
+		run_group(nm, 4 * KiB, have, budget_ns);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 static void run_scaling_one(struct impl *im, struct buf *live)
 {
 	unsigned int have = 0, made, nm, nlev = sizeof(live_levels) / sizeof(live_levels[0]);
@@ -1149,6 +1211,8 @@ static void run_scaling_one(struct impl *im, struct buf *live)
 		if (why)
 			break;
 	}
+	if (!strcmp(im->name, "ion-system"))
+		run_scaling_reader(im, have);
 	progress("%s scaling: freeing %u buffers", im->name, have);
 	while (have)
 		buf_free(&live[--have]);
