@@ -180,11 +180,14 @@ static bool ion_linear_large(unsigned long addr)
  * @was_large: ion_linear_large() of @addr before the conversion
  *
  * Context: any.
+ * Return: true when it was counted (a split).
  */
-void ion_cache_count_split(unsigned long addr, bool was_large)
+bool ion_cache_count_split(unsigned long addr, bool was_large)
 {
-	if (was_large && !ion_linear_large(addr))
-		atomic_long_inc(&ion_blocks.splits);
+	if (!was_large || ion_linear_large(addr))
+		return false;
+	atomic_long_inc(&ion_blocks.splits);
+	return true;
 }
 
 /**
