@@ -47,6 +47,9 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 }
 #endif
 
+/* The order of x86's write-combined blocks: 2 MiB of 4 KiB pages. */
+#define ION_CACHE_BLOCK_ORDER	9
+
 #if IS_ENABLED(CONFIG_X86)
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 				      bool charged);

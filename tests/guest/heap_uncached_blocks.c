@@ -23,13 +23,19 @@
  *   next buffer is cut from it and must read all zero (and a kept block
  *   after drop_caches likewise);
  * - the counters add up: blocks held = converted - restored - leaked, and
- *   none leaked.
+ *   none leaked;
+ * - uncached system-contig buffers of at most 2 MiB are chunks of the
+ *   blocks too: write-combining in a large linear-map entry, counted in
+ *   uncached_block_chunks, and CONTIG_ROUNDS rounds of mixed sizes from
+ *   4 KiB to 2 MiB grow DirectMap4k by at most 2 MiB with no split.
  */
 #include "heap_util.h"
 
 #define PARAMS		"/sys/module/ion/parameters/"
 #define KEEP		"uncached_keep_blocks"
 #define ROUNDS		1000
+#define CONTIG_ROUNDS	300
+#define CONTIG_MASK	ION_HEAP_SYSTEM_CONTIG_MASK
 #define LIVE		4
 #define X86_PAGE_PWT	0x8ULL
 
@@ -108,18 +114,23 @@ static void wc_case(int ion, int tfd)
 		close(buf);
 }
 
-/* A size from 4 KiB to 8 MiB, about evenly spread over the powers of 2. */
-static size_t mixed_size(unsigned int *seed)
+/*
+ * A size from 4 KiB to 2^@max_shift bytes, about evenly spread over the
+ * powers of 2.
+ */
+static size_t mixed_size(unsigned int *seed, unsigned int max_shift)
 {
-	unsigned int shift = 12 + rand_r(seed) % 12;	/* 4 KiB .. 8 MiB */
+	unsigned int shift = 12 + rand_r(seed) % (max_shift - 12);
 	size_t len = (size_t)1 << shift;
+	size_t max = (size_t)1 << max_shift;
 
 	len += (size_t)(rand_r(seed) % (1U << (shift - 12))) * it_page();
-	return len > 8 * MiB ? 8 * MiB : len;
+	return len > max ? max : len;
 }
 
-/* ROUNDS rounds of mixed uncached sizes, LIVE live at a time. */
-static int mixed_rounds(int ion, unsigned int seed)
+/* @rounds rounds of mixed uncached sizes from @mask, LIVE live at a time. */
+static int mixed_rounds(int ion, unsigned int mask, unsigned int max_shift,
+			unsigned int rounds, unsigned int seed)
 {
 	int bufs[LIVE];
 	unsigned int i;
@@ -127,12 +138,13 @@ static int mixed_rounds(int ion, unsigned int seed)
 
 	for (i = 0; i < LIVE; i++)
 		bufs[i] = -1;
-	for (i = 0; i < ROUNDS && !ret; i++) {
+	for (i = 0; i < rounds && !ret; i++) {
 		unsigned int slot = i % LIVE;
 
 		if (bufs[slot] >= 0)
 			close(bufs[slot]);
-		bufs[slot] = alloc_uncached(ion, mixed_size(&seed));
+		bufs[slot] = it_alloc_fd(ion, mixed_size(&seed, max_shift),
+					 mask, 0);
 		if (bufs[slot] < 0)
 			ret = bufs[slot];
 	}
@@ -157,7 +169,7 @@ static void direct_map_case(int ion)
 	}
 	splits0 = ht_system_num("direct_map_splits");
 	tap_diag("seed %u, %d rounds", seed, ROUNDS);
-	ret = mixed_rounds(ion, seed);
+	ret = mixed_rounds(ion, ION_HEAP_SYSTEM_MASK, 23, ROUNDS, seed);
 	if (!ret)
 		ret = ht_wait_deferred();
 	after = dm4k_kb();
@@ -293,6 +305,39 @@ static void counters_case(void)
 	       "the block counters add up, none leaked");
 }
 
+/* Uncached system-contig buffers of at most 2 MiB come from blocks. */
+static void contig_case(int ion, int tfd)
+{
+	long long chunks0 = ht_system_num("uncached_block_chunks");
+	long long splits0 = ht_system_num("direct_map_splits");
+	long long before = dm4k_kb(), after;
+	struct ion_test_phys_attr a = { 0 };
+	unsigned long long phys = 0;
+	unsigned int seed = it_seed();
+	int buf, ret;
+
+	buf = it_alloc_fd(ion, 64 * KiB, CONTIG_MASK, 0);
+	if (buf >= 0)
+		phys = ht_buf_phys(tfd, buf);
+	ret = phys ? phys_attr(tfd, phys, &a) : -EIO;
+	tap_diag("contig chunk %#llx: cache bits %#llx, mapped by %u KiB",
+		 phys, (unsigned long long)a.kernel_bits, a.map_kb);
+	tap_ok(!ret && a.kernel_bits == X86_PAGE_PWT && a.map_kb >= 2048 &&
+	       ht_system_num("uncached_block_chunks") > chunks0,
+	       "an uncached system-contig buffer is a chunk of a block, write-combining in a large entry");
+	if (buf >= 0)
+		close(buf);
+	tap_diag("contig: seed %u, %d rounds", seed, CONTIG_ROUNDS);
+	ret = mixed_rounds(ion, CONTIG_MASK, 21, CONTIG_ROUNDS, seed);
+	after = dm4k_kb();
+	tap_diag("contig: DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld",
+		 before, after, splits0, ht_system_num("direct_map_splits"));
+	tap_ok(!ret && before >= 0 && after - before <= 2048 &&
+	       ht_system_num("direct_map_splits") == splits0,
+	       "the direct map stays whole over %d mixed uncached system-contig rounds up to 2 MiB",
+	       CONTIG_ROUNDS);
+}
+
 int main(void)
 {
 	char keep[32] = "1\n";
@@ -317,6 +362,7 @@ int main(void)
 	direct_map_case(ion);
 	restore_case(ion, tfd);
 	zero_case(ion);
+	contig_case(ion, tfd);
 	counters_case();
 	if (it_param_set(KEEP, keep))
 		tap_diag("could not restore %s=%s", KEEP, keep);
