@@ -29,7 +29,6 @@
 
 #define CO_FILE		IT_DEBUGFS "/heaps/" ION_CARVEOUT_HEAP_NAME
 #define ROUNDS		500
-#define LIVE		4
 #define BLOCK		(2 * MiB)
 #define X86_PAGE_PWT	0x8ULL
 
@@ -38,33 +37,16 @@ static long long co_num(const char *key)
 	return it_dfs_file_num(CO_FILE, key);
 }
 
-/* DirectMap4k in KiB, or -1. */
-static long long dm4k_kb(void)
-{
-	long long v = ht_meminfo("DirectMap4k");
-
-	return v < 0 ? -1 : v / 1024;
-}
-
 static int co_alloc(int ion, size_t len, unsigned int flags)
 {
 	return ht_alloc(ion, len, 0, ION_HEAP_TYPE_CARVEOUT, flags);
-}
-
-/* The linear-map entry of the page at @phys: cache bits and size. */
-static int phys_attr(int tfd, unsigned long long phys,
-		     struct ion_test_phys_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->phys = phys;
-	return it_ioctl(tfd, ION_TEST_IOC_PHYS_ATTR, a);
 }
 
 /* Is the page at @phys write-combining in a large linear-map entry? */
 static int wc_large(int tfd, unsigned long long phys)
 {
 	struct ion_test_phys_attr a;
-	int ret = phys_attr(tfd, phys, &a);
+	int ret = ht_phys_attr(tfd, phys, &a);
 
 	if (ret)
 		return ret;
@@ -103,7 +85,7 @@ static void cached_case(int ion, int tfd)
 	for (i = 0; i < 8; i++) {
 		bufs[i] = co_alloc(ion, 64 * KiB, ION_FLAG_CACHED);
 		phys = bufs[i] >= 0 ? ht_buf_phys(tfd, bufs[i]) : 0;
-		if (!phys || phys_attr(tfd, phys, &a) || a.kernel_bits ||
+		if (!phys || ht_phys_attr(tfd, phys, &a) || a.kernel_bits ||
 		    phys / BLOCK == uphys / BLOCK) {
 			tap_diag("cached buffer %d at %#llx (uncached at %#llx): cache bits %#llx",
 				 i, phys, uphys,
@@ -140,39 +122,6 @@ static void large_case(int ion, int tfd)
 		close(buf);
 }
 
-/* Fill a new uncached buffer of @len, free it; 0 or -errno. */
-static int dirty_free(int ion, size_t len, unsigned int seed)
-{
-	unsigned char *p;
-	int buf;
-
-	buf = ht_alloc_map(ion, len, ION_HEAP_TYPE_CARVEOUT, 0, &p);
-	if (buf < 0)
-		return buf;
-	it_fill(p, len, seed);
-	ht_cpu_end(buf);
-	ht_buf_drop(buf, p, len);
-	return 0;
-}
-
-/* A new uncached buffer of @len reads zero; 0, -EILSEQ or -errno. */
-static int check_zero(int ion, size_t len)
-{
-	unsigned char *p;
-	long bad;
-	int buf;
-
-	buf = ht_alloc_map(ion, len, ION_HEAP_TYPE_CARVEOUT, 0, &p);
-	if (buf < 0)
-		return buf;
-	bad = it_check_zero(p, len);
-	if (bad >= 0)
-		tap_diag("non-zero byte at %ld of %zu", bad, len);
-	ht_cpu_end(buf);
-	ht_buf_drop(buf, p, len);
-	return bad >= 0 ? -EILSEQ : 0;
-}
-
 static void zero_case(int ion)
 {
 	static const size_t lens[] = { 4 * KiB, 64 * KiB, 1 * MiB,
@@ -184,9 +133,11 @@ static void zero_case(int ion)
 	/* A live chunk keeps its block converted across the rounds. */
 	keep = co_alloc(ion, 4 * KiB, 0);
 	for (i = 0; i < IT_ARRAY_SIZE(lens) && !ret; i++) {
-		ret = dirty_free(ion, lens[i], i + 1);
+		ret = ht_fill_free(ion, lens[i], ION_HEAP_TYPE_CARVEOUT, 0,
+				   i + 1);
 		if (!ret)
-			ret = check_zero(ion, lens[i]);
+			ret = ht_new_zeroed(ion, lens[i],
+					    ION_HEAP_TYPE_CARVEOUT, 0);
 	}
 	tap_diag("blocks converted during the rounds: %lld",
 		 co_num("uncached_blocks_converted") - conv0);
@@ -196,58 +147,23 @@ static void zero_case(int ion)
 		close(keep);
 }
 
-/* A size from 4 KiB to 8 MiB, about evenly spread over the powers of 2. */
-static size_t mixed_size(unsigned int *seed)
-{
-	unsigned int shift = 12 + rand_r(seed) % 12;	/* 4 KiB .. 8 MiB */
-	size_t len = (size_t)1 << shift;
-
-	len += (size_t)(rand_r(seed) % (1U << (shift - 12))) * it_page();
-	return len > 8 * MiB ? 8 * MiB : len;
-}
-
-/* ROUNDS rounds of mixed sizes, LIVE live; ENOMEMs counted in *@full. */
-static int mixed_rounds(int ion, unsigned int seed, int *full)
-{
-	int bufs[LIVE];
-	unsigned int i;
-	int ret = 0;
-
-	*full = 0;
-	for (i = 0; i < LIVE; i++)
-		bufs[i] = -1;
-	for (i = 0; i < ROUNDS && !ret; i++) {
-		unsigned int slot = i % LIVE;
-
-		if (bufs[slot] >= 0)
-			close(bufs[slot]);
-		bufs[slot] = co_alloc(ion, mixed_size(&seed), 0);
-		if (bufs[slot] == -ENOMEM)
-			(*full)++;
-		else if (bufs[slot] < 0)
-			ret = bufs[slot];
-	}
-	for (i = 0; i < LIVE; i++)
-		if (bufs[i] >= 0)
-			close(bufs[i]);
-	return ret;
-}
-
 static void direct_map_case(int ion)
 {
 	long long before, after, splits0, splits1;
 	unsigned int seed = it_seed();
 	int ret, full;
 
-	before = dm4k_kb();
+	before = ht_dm4k_kb();
 	if (before < 0) {
 		tap_skip("the direct map stays whole", "no DirectMap4k");
 		return;
 	}
 	splits0 = co_num("direct_map_splits");
 	tap_diag("seed %u, %d rounds", seed, ROUNDS);
-	ret = mixed_rounds(ion, seed, &full);
-	after = dm4k_kb();
+	full = 0;
+	ret = ht_mixed_rounds(ion, 1U << ION_HEAP_TYPE_CARVEOUT, 23, ROUNDS,
+			      seed, &full);
+	after = ht_dm4k_kb();
 	splits1 = co_num("direct_map_splits");
 	tap_diag("DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld; blocks converted %lld; %d rounds ENOMEM",
 		 before, after, splits0, splits1,
@@ -264,7 +180,7 @@ static void direct_map_case(int ion)
 static void restore_case(int tfd, unsigned long long phys)
 {
 	struct ion_test_phys_attr a = { 0 };
-	int ret = phys ? phys_attr(tfd, phys, &a) : -EIO;
+	int ret = phys ? ht_phys_attr(tfd, phys, &a) : -EIO;
 
 	tap_diag("after the frees: uncached_blocks %lld, chunks in use %lld, used %lld; page %#llx cache bits %#llx (%u KiB entry)",
 		 co_num("uncached_blocks"), co_num("uncached_chunks_in_use"),
