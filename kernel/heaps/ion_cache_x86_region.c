@@ -40,8 +40,8 @@
  * blocks serve only uncached buffers of at most 2 MiB (their sum is
  * debugfs's uncached_block_free); and a region whose free space is
  * scattered below 2 MiB aligned extents can fail an uncached buffer that a
- * per-buffer conversion would have placed.  A region not itself 2 MiB
- * aligned loses its unaligned ends to uncached use only.
+ * per-buffer conversion would have placed.  The ends of a region not
+ * itself 2 MiB aligned serve cached buffers only.
  *
  * Zeroing is the heap's: a chunk is zeroed after it was cut, through the
  * write-combined linear map, so no line of it is left in the caches (the

@@ -144,7 +144,7 @@ static int ion_carveout_allocate(struct ion_heap *heap,
 	if (!addr)
 		return -ENOMEM;
 	page = pfn_to_page(PHYS_PFN(addr));
-	/* A block's chunk is zeroed through its write-combined alias. */
+	/* Through the linear map: write-combined already for a block's chunk. */
 	ret = ion_carveout_zero(page, len >> PAGE_SHIFT);
 	if (ret)
 		goto err_put_range;
