@@ -16,7 +16,11 @@
  * x86 also cuts the system heap's uncached chunks out of write-combined
  * 2 MiB blocks, so that converting them never splits a large page of the
  * linear map (ion_cache_x86_block.c); elsewhere ion_cache_uncached_chunk()
- * has none to give and the heap converts its own chunks.
+ * has none to give and the heap converts its own chunks.  Likewise x86
+ * cuts the carveout's uncached buffers out of write-combined 2 MiB blocks
+ * of the carveout itself (ion_cache_region_*(), ion_cache_x86_region.c);
+ * elsewhere ion_cache_region_create() gives NULL and the heap converts
+ * each buffer alone.
  */
 #ifndef _ION_CACHE_H
 #define _ION_CACHE_H
@@ -24,7 +28,9 @@
 #include <linux/kconfig.h>
 #include <linux/scatterlist.h>
 
+struct gen_pool;
 struct seq_file;
+struct ion_wc_region;
 
 #if IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64)
 int ion_cache_set_uncached(struct sg_table *sgt);
@@ -41,6 +47,9 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 }
 #endif
 
+/* The order of x86's write-combined blocks: 2 MiB of 4 KiB pages. */
+#define ION_CACHE_BLOCK_ORDER	9
+
 #if IS_ENABLED(CONFIG_X86)
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 				      bool charged);
@@ -48,7 +57,14 @@ bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order);
 void ion_cache_blocks_exit(void);
 void ion_cache_blocks_debug_show(struct seq_file *s);
 bool ion_cache_linear_large(unsigned long addr);
-void ion_cache_count_split(unsigned long addr, bool was_large);
+bool ion_cache_count_split(unsigned long addr, bool was_large);
+struct ion_wc_region *ion_cache_region_create(struct gen_pool *pool);
+void ion_cache_region_destroy(struct ion_wc_region *r);
+phys_addr_t ion_cache_region_get(struct ion_wc_region *r, size_t len,
+				 unsigned long align);
+void ion_cache_region_put(struct ion_wc_region *r, phys_addr_t addr,
+			  size_t len, unsigned long align);
+void ion_cache_region_debug_show(struct ion_wc_region *r, struct seq_file *s);
 #else
 static inline struct page *ion_cache_uncached_chunk(unsigned int order,
 						    int nid, bool charged)
@@ -67,6 +83,34 @@ static inline void ion_cache_blocks_exit(void)
 }
 
 static inline void ion_cache_blocks_debug_show(struct seq_file *s)
+{
+}
+
+/* No blocks: a heap converts (or cleans) each uncached buffer alone. */
+static inline struct ion_wc_region *
+ion_cache_region_create(struct gen_pool *pool)
+{
+	return NULL;
+}
+
+static inline void ion_cache_region_destroy(struct ion_wc_region *r)
+{
+}
+
+static inline phys_addr_t ion_cache_region_get(struct ion_wc_region *r,
+					       size_t len, unsigned long align)
+{
+	return 0;
+}
+
+static inline void ion_cache_region_put(struct ion_wc_region *r,
+					phys_addr_t addr, size_t len,
+					unsigned long align)
+{
+}
+
+static inline void ion_cache_region_debug_show(struct ion_wc_region *r,
+					       struct seq_file *s)
 {
 }
 #endif

@@ -15,7 +15,8 @@
  * blocks (order 9 from the buddy allocator, so physically and virtually
  * 2 MiB aligned) that are converted to write-combining whole, and a block
  * returns to write-back, and to the buddy allocator, only whole, when its
- * last chunk came back.
+ * last chunk came back.  The system-contig heap takes its uncached buffers
+ * of at most 2 MiB from the same blocks, one chunk of the buffer's order.
  *
  * What this relies on, read in 6.12's arch/x86/mm/pat/set_memory.c:
  * set_memory_wc() and set_memory_wb() on one virtually contiguous range
@@ -81,7 +82,7 @@
 
 #include "ion_cache.h"
 
-#define ION_BLOCK_ORDER		9
+#define ION_BLOCK_ORDER		ION_CACHE_BLOCK_ORDER
 #define ION_BLOCK_PAGES		BIT(ION_BLOCK_ORDER)
 
 static unsigned int uncached_keep_blocks = 1;
@@ -180,11 +181,14 @@ static bool ion_linear_large(unsigned long addr)
  * @was_large: ion_linear_large() of @addr before the conversion
  *
  * Context: any.
+ * Return: true when it was counted (a split).
  */
-void ion_cache_count_split(unsigned long addr, bool was_large)
+bool ion_cache_count_split(unsigned long addr, bool was_large)
 {
-	if (was_large && !ion_linear_large(addr))
-		atomic_long_inc(&ion_blocks.splits);
+	if (!was_large || ion_linear_large(addr))
+		return false;
+	atomic_long_inc(&ion_blocks.splits);
+	return true;
 }
 
 /**

@@ -16,6 +16,12 @@
  * reuse.  A full region is -ENOMEM, so a heap mask falls back to the next
  * heap.  The heap's debugfs file shows the region, its use, the largest
  * free block and the fragmentation of the free space.
+ *
+ * Uncached buffers: on x86 they are cut from write-combined 2 MiB blocks
+ * of the region (ion_cache_region_*(), "uncached blocks of the carveout"
+ * in ion_cache_x86_region.c), so converting them never splits a large
+ * page of the direct map; elsewhere (arm64: the cache lines are cleaned,
+ * the linear map stays cacheable) each buffer is converted alone.
  */
 #include <linux/genalloc.h>
 #include <linux/highmem.h>
@@ -47,6 +53,8 @@ MODULE_PARM_DESC(carveout_region,
  * @pool: allocator of the region; genalloc does its own locking
  * @base: physical start of the region
  * @size: size of the region in bytes
+ * @wc:   the region's write-combined blocks for uncached buffers (x86), or
+ *	  NULL: then each uncached buffer is converted alone
  *
  * Lives from ion_carveout_heap_init() to ion_carveout_heap_exit(); its
  * buffers pin the module, so none outlives it.
@@ -56,6 +64,7 @@ struct ion_carveout {
 	struct gen_pool *pool;
 	phys_addr_t base;
 	phys_addr_t size;
+	struct ion_wc_region *wc;
 };
 
 static struct ion_carveout *ion_carveout;
@@ -93,11 +102,32 @@ static unsigned long ion_carveout_get(struct ion_carveout *co,
 				   &data);
 }
 
+/* Is @buffer one of the region's write-combined blocks (x86, uncached)? */
+static bool ion_carveout_wc(struct ion_buffer *buffer)
+{
+	struct ion_carveout *co = buffer->heap->priv;
+
+	return co->wc && !(buffer->flags & ION_FLAG_CACHED);
+}
+
+/* Give @buffer's range at @addr back to where it came from. */
+static void ion_carveout_put(struct ion_buffer *buffer, phys_addr_t addr)
+{
+	struct ion_carveout *co = buffer->heap->priv;
+
+	if (ion_carveout_wc(buffer))
+		ion_cache_region_put(co->wc, addr, buffer->size,
+				     buffer->align);
+	else
+		gen_pool_free(co->pool, addr, buffer->size);
+}
+
 static int ion_carveout_allocate(struct ion_heap *heap,
 				 struct ion_buffer *buffer)
 {
 	unsigned long len = buffer->size, align = buffer->align;
 	struct ion_carveout *co = heap->priv;
+	bool wc = ion_carveout_wc(buffer);
 	struct sg_table *sgt;
 	struct page *page;
 	unsigned long addr;
@@ -107,15 +137,22 @@ static int ion_carveout_allocate(struct ion_heap *heap,
 		return -EINVAL;
 	if (len > co->size || len > ION_CHUNK_MAX)	/* one sg entry */
 		return -ENOMEM;
-	addr = ion_carveout_get(co, len, align);
+	if (wc)
+		addr = ion_cache_region_get(co->wc, len, align);
+	else
+		addr = ion_carveout_get(co, len, align);
 	if (!addr)
 		return -ENOMEM;
 	page = pfn_to_page(PHYS_PFN(addr));
+	/* Through the linear map: write-combined already for a block's chunk. */
 	ret = ion_carveout_zero(page, len >> PAGE_SHIFT);
 	if (ret)
 		goto err_put_range;
 	sgt = ion_buffer_one_chunk(buffer, page, len);
-	if (!(buffer->flags & ION_FLAG_CACHED)) {
+	if (wc) {
+		/* Drain the write-combining buffers before handing it out. */
+		wmb();
+	} else if (!(buffer->flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(sgt);
 		if (ret)
 			goto err_put_range;
@@ -123,19 +160,18 @@ static int ion_carveout_allocate(struct ion_heap *heap,
 	return 0;
 
 err_put_range:
-	gen_pool_free(co->pool, addr, len);
+	ion_carveout_put(buffer, addr);
 	return ret;
 }
 
 static void ion_carveout_free(struct ion_buffer *buffer)
 {
-	struct ion_carveout *co = buffer->heap->priv;
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;
 
-	if ((buffer->flags & ION_FLAG_CACHED) ||
+	if (ion_carveout_wc(buffer) || (buffer->flags & ION_FLAG_CACHED) ||
 	    ion_cache_restore_or_leak(sgt, buffer->heap->name))
-		gen_pool_free(co->pool, page_to_phys(sg_page(sg)), sg->length);
+		ion_carveout_put(buffer, page_to_phys(sg_page(sg)));
 }
 
 static int ion_carveout_phys(struct ion_heap *heap, struct ion_buffer *buffer,
@@ -188,6 +224,8 @@ static void ion_carveout_debug_show(struct ion_heap *heap, struct seq_file *s)
 	seq_printf(s, "free_extents: %lu\n", st.extents);
 	seq_printf(s, "fragmentation_pct: %zu\n",
 		   avail ? 100 - st.largest * 100 / avail : 0);
+	if (co->wc)
+		ion_cache_region_debug_show(co->wc, s);
 }
 
 static const struct ion_heap_ops ion_carveout_heap_ops = {
@@ -260,6 +298,8 @@ int ion_carveout_heap_init(void)
 	ret = gen_pool_add(co->pool, base, size, NUMA_NO_NODE);
 	if (ret)
 		goto err_destroy_pool;
+	/* NULL off x86: uncached buffers are converted alone. */
+	co->wc = ion_cache_region_create(co->pool);
 
 	co->heap.name = ION_CARVEOUT_HEAP_NAME;
 	co->heap.size = size;
@@ -271,12 +311,14 @@ int ion_carveout_heap_init(void)
 	co->heap.priv = co;
 	ret = ion_device_add_heap(&co->heap);
 	if (ret)
-		goto err_destroy_pool;
+		goto err_destroy_region;
 	ion_carveout = co;
 	pr_info("ion: carveout heap: %pa + %llu bytes from reserve_mem %s\n",
 		&co->base, (unsigned long long)co->size, carveout_region);
 	return 0;
 
+err_destroy_region:
+	ion_cache_region_destroy(co->wc);
 err_destroy_pool:
 	gen_pool_destroy(co->pool);
 err_free_co:
@@ -295,6 +337,7 @@ void ion_carveout_heap_exit(void)
 	struct ion_carveout *co = ion_carveout;
 
 	ion_device_remove_heap(&co->heap);
+	ion_cache_region_destroy(co->wc);
 	/*
 	 * A range left write-combined (see ion_carveout_free()) stays
 	 * allocated, and gen_pool_destroy() BUG()s on allocated bits: then

@@ -13,6 +13,14 @@
  * block at least that large; an alignment no block can give is -EINVAL, a
  * length no block can hold is -ENOMEM (so a heap mask falls back to the
  * next heap).  Contiguous, so phys works and the sg table has one entry.
+ *
+ * An uncached buffer of at most 2 MiB is, on x86, a chunk of the system
+ * heap's write-combined 2 MiB blocks (ion_cache_uncached_chunk(), "uncached
+ * blocks (x86)"), so converting it splits no large page of the direct map:
+ * the whole block of its order, not trimmed (the tail stays unused in the
+ * block while the buffer lives), and charged to no memory cgroup; a caller
+ * that must be charged, a larger buffer and other architectures get pages
+ * of their own, converted alone as before.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -83,6 +91,15 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	if (fatal_signal_pending(current))
 		return -EINTR;
 
+	if (!(buffer->flags & ION_FLAG_CACHED) &&
+	    order <= ION_CACHE_BLOCK_ORDER) {
+		page = ion_cache_uncached_chunk(order, NUMA_NO_NODE,
+						ion_memcg_caller_charged());
+		if (page) {
+			ion_buffer_one_chunk(buffer, page, len);
+			return 0;
+		}
+	}
 	page = ion_contig_get_pages(order, npages);
 	if (!page)
 		return ion_memcg_note_refusal(heap->name, len, -ENOMEM);
@@ -103,12 +120,16 @@ static void ion_contig_free(struct ion_buffer *buffer)
 {
 	struct sg_table *sgt = buffer->sg_table;
 	struct scatterlist *sg = sgt->sgl;
+	unsigned int order = ion_contig_order(sg->length, buffer->align);
 
+	if (!(buffer->flags & ION_FLAG_CACHED) &&
+	    order <= ION_CACHE_BLOCK_ORDER &&
+	    ion_cache_uncached_chunk_put(sg_page(sg), order))
+		return;
 	if ((buffer->flags & ION_FLAG_CACHED) ||
 	    ion_cache_restore_or_leak(sgt, buffer->heap->name))
 		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT,
-				     ion_contig_order(sg->length,
-						      buffer->align));
+				     order);
 }
 
 static int ion_contig_phys(struct ion_heap *heap, struct ion_buffer *buffer,

@@ -23,23 +23,20 @@
  *   next buffer is cut from it and must read all zero (and a kept block
  *   after drop_caches likewise);
  * - the counters add up: blocks held = converted - restored - leaked, and
- *   none leaked.
+ *   none leaked;
+ * - uncached system-contig buffers of at most 2 MiB are chunks of the
+ *   blocks too: write-combining in a large linear-map entry, counted in
+ *   uncached_block_chunks, and CONTIG_ROUNDS rounds of mixed sizes from
+ *   4 KiB to 2 MiB grow DirectMap4k by at most 2 MiB with no split.
  */
 #include "heap_util.h"
 
 #define PARAMS		"/sys/module/ion/parameters/"
 #define KEEP		"uncached_keep_blocks"
 #define ROUNDS		1000
-#define LIVE		4
+#define CONTIG_ROUNDS	300
+#define CONTIG_MASK	ION_HEAP_SYSTEM_CONTIG_MASK
 #define X86_PAGE_PWT	0x8ULL
-
-/* DirectMap4k in KiB, or -1. */
-static long long dm4k_kb(void)
-{
-	long long v = ht_meminfo("DirectMap4k");
-
-	return v < 0 ? -1 : v / 1024;
-}
 
 /* A parameter's value as a string, into @buf; 0 or -errno. */
 static int param_get(const char *name, char *buf, size_t size)
@@ -60,15 +57,6 @@ static int param_get(const char *name, char *buf, size_t size)
 	return 0;
 }
 
-/* The linear-map entry of the page at @phys: cache bits and size. */
-static int phys_attr(int tfd, unsigned long long phys,
-		     struct ion_test_phys_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->phys = phys;
-	return it_ioctl(tfd, ION_TEST_IOC_PHYS_ATTR, a);
-}
-
 static int alloc_uncached(int ion, size_t len)
 {
 	return it_alloc_fd(ion, len, ION_HEAP_SYSTEM_MASK, 0);
@@ -86,16 +74,21 @@ static int live_attr(int ion, int tfd, size_t len, int *buf,
 	if (*buf < 0)
 		return *buf;
 	*phys = ht_buf_phys(tfd, *buf);
-	return *phys ? phys_attr(tfd, *phys, a) : -EIO;
+	return *phys ? ht_phys_attr(tfd, *phys, a) : -EIO;
 }
 
 /* An uncached buffer's first page: write-combining, from a block. */
 static void wc_case(int ion, int tfd)
 {
-	long long chunks0 = ht_system_num("uncached_block_chunks");
 	struct ion_test_phys_attr a = { 0 };
 	unsigned long long phys;
+	long long chunks0;
 	int buf, ret;
+
+	/* Earlier tests' pooled uncached chunks would serve it instead. */
+	if (ht_drop_pools())
+		tap_diag("could not empty the pools");
+	chunks0 = ht_system_num("uncached_block_chunks");
 
 	ret = live_attr(ion, tfd, 64 * KiB, &buf, &phys, &a);
 	if (!ret)
@@ -108,47 +101,13 @@ static void wc_case(int ion, int tfd)
 		close(buf);
 }
 
-/* A size from 4 KiB to 8 MiB, about evenly spread over the powers of 2. */
-static size_t mixed_size(unsigned int *seed)
-{
-	unsigned int shift = 12 + rand_r(seed) % 12;	/* 4 KiB .. 8 MiB */
-	size_t len = (size_t)1 << shift;
-
-	len += (size_t)(rand_r(seed) % (1U << (shift - 12))) * it_page();
-	return len > 8 * MiB ? 8 * MiB : len;
-}
-
-/* ROUNDS rounds of mixed uncached sizes, LIVE live at a time. */
-static int mixed_rounds(int ion, unsigned int seed)
-{
-	int bufs[LIVE];
-	unsigned int i;
-	int ret = 0;
-
-	for (i = 0; i < LIVE; i++)
-		bufs[i] = -1;
-	for (i = 0; i < ROUNDS && !ret; i++) {
-		unsigned int slot = i % LIVE;
-
-		if (bufs[slot] >= 0)
-			close(bufs[slot]);
-		bufs[slot] = alloc_uncached(ion, mixed_size(&seed));
-		if (bufs[slot] < 0)
-			ret = bufs[slot];
-	}
-	for (i = 0; i < LIVE; i++)
-		if (bufs[i] >= 0)
-			close(bufs[i]);
-	return ret;
-}
-
 static void direct_map_case(int ion)
 {
 	long long before, after, drained, splits0, splits1;
 	unsigned int seed = it_seed();
 	int ret;
 
-	before = dm4k_kb();
+	before = ht_dm4k_kb();
 	if (before < 0) {
 		tap_skip("the direct map stays whole", "no DirectMap4k");
 		tap_skip("the direct map stays whole after the pools drain",
@@ -157,10 +116,11 @@ static void direct_map_case(int ion)
 	}
 	splits0 = ht_system_num("direct_map_splits");
 	tap_diag("seed %u, %d rounds", seed, ROUNDS);
-	ret = mixed_rounds(ion, seed);
+	ret = ht_mixed_rounds(ion, ION_HEAP_SYSTEM_MASK, 23, ROUNDS, seed,
+			      NULL);
 	if (!ret)
 		ret = ht_wait_deferred();
-	after = dm4k_kb();
+	after = ht_dm4k_kb();
 	splits1 = ht_system_num("direct_map_splits");
 	tap_diag("DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld; blocks converted %lld",
 		 before, after, splits0, splits1,
@@ -172,7 +132,7 @@ static void direct_map_case(int ion)
 	ret = it_param_set(KEEP, "0");
 	if (!ret)
 		ret = ht_drop_pools();
-	drained = dm4k_kb();
+	drained = ht_dm4k_kb();
 	tap_diag("after the pools drained: DirectMap4k %lld kB, uncached_blocks %lld",
 		 drained, ht_system_num("uncached_blocks"));
 	tap_ok(!ret && drained - before <= 2048,
@@ -197,48 +157,13 @@ static void restore_case(int ion, int tfd)
 	if (!ret)
 		ret = ht_drop_pools();
 	if (!ret)
-		ret = phys_attr(tfd, phys, &a);
+		ret = ht_phys_attr(tfd, phys, &a);
 	tap_diag("after drop_caches: pool_bytes %lld, uncached_blocks %lld, its page's cache bits %#llx (%u KiB entry)",
 		 ht_system_num("pool_bytes"), ht_system_num("uncached_blocks"),
 		 (unsigned long long)a.kernel_bits, a.map_kb);
 	tap_ok(!ret && ht_system_num("uncached_blocks") == 0 &&
 	       a.kernel_bits == 0,
 	       "after drop_caches every block is back, the page that left the pool is write-back");
-}
-
-/* Fill a new uncached buffer of @len, free it; 0 or -errno. */
-static int dirty_free(int ion, size_t len, unsigned int seed)
-{
-	unsigned char *p;
-	int buf;
-
-	buf = ht_alloc_map(ion, len, ION_HEAP_TYPE_SYSTEM, 0, &p);
-	if (buf < 0)
-		return buf;
-	it_fill(p, len, seed);
-	ht_cpu_end(buf);
-	munmap(p, len);
-	close(buf);
-	return 0;
-}
-
-/* A new uncached buffer of @len reads zero; 0, -EILSEQ or -errno. */
-static int check_zero(int ion, size_t len)
-{
-	unsigned char *p;
-	long bad;
-	int buf;
-
-	buf = ht_alloc_map(ion, len, ION_HEAP_TYPE_SYSTEM, 0, &p);
-	if (buf < 0)
-		return buf;
-	bad = it_check_zero(p, len);
-	if (bad >= 0)
-		tap_diag("non-zero byte at %ld of %zu", bad, len);
-	ht_cpu_end(buf);
-	munmap(p, len);
-	close(buf);
-	return bad >= 0 ? -EILSEQ : 0;
 }
 
 static void zero_case(int ion)
@@ -259,9 +184,11 @@ static void zero_case(int ion)
 		ret = ht_drop_pools();
 	chunks0 = ht_system_num("uncached_block_chunks");
 	for (i = 0; i < IT_ARRAY_SIZE(lens) && !ret; i++) {
-		ret = dirty_free(ion, lens[i], i + 1);
+		ret = ht_fill_free(ion, lens[i], ION_HEAP_TYPE_SYSTEM, 0,
+				   i + 1);
 		if (!ret)
-			ret = check_zero(ion, lens[i]);
+			ret = ht_new_zeroed(ion, lens[i], ION_HEAP_TYPE_SYSTEM,
+					    0);
 	}
 	tap_ok(!ret && ht_system_num("pool_bytes") == 0 &&
 	       ht_system_num("uncached_block_chunks") > chunks0,
@@ -270,11 +197,13 @@ static void zero_case(int ion)
 		tap_diag("could not restore pool_max_mb=%s", cap);
 	ret = 0;
 	for (i = 0; i < IT_ARRAY_SIZE(lens) && !ret; i++) {
-		ret = dirty_free(ion, lens[i], i + 11);
+		ret = ht_fill_free(ion, lens[i], ION_HEAP_TYPE_SYSTEM, 0,
+				   i + 11);
 		if (!ret)
 			ret = ht_drop_pools();
 		if (!ret)
-			ret = check_zero(ion, lens[i]);
+			ret = ht_new_zeroed(ion, lens[i], ION_HEAP_TYPE_SYSTEM,
+					    0);
 	}
 	tap_ok(!ret, "after drop_caches, chunks of a kept block are zeroed");
 }
@@ -291,6 +220,40 @@ static void counters_case(void)
 		 ht_system_num("uncached_fallback_chunks"));
 	tap_ok(held >= 0 && conv > 0 && leak == 0 && held == conv - rest - leak,
 	       "the block counters add up, none leaked");
+}
+
+/* Uncached system-contig buffers of at most 2 MiB come from blocks. */
+static void contig_case(int ion, int tfd)
+{
+	long long chunks0 = ht_system_num("uncached_block_chunks");
+	long long splits0 = ht_system_num("direct_map_splits");
+	long long before = ht_dm4k_kb(), after;
+	struct ion_test_phys_attr a = { 0 };
+	unsigned long long phys = 0;
+	unsigned int seed = it_seed();
+	int buf, ret;
+
+	buf = it_alloc_fd(ion, 64 * KiB, CONTIG_MASK, 0);
+	if (buf >= 0)
+		phys = ht_buf_phys(tfd, buf);
+	ret = phys ? ht_phys_attr(tfd, phys, &a) : -EIO;
+	tap_diag("contig chunk %#llx: cache bits %#llx, mapped by %u KiB",
+		 phys, (unsigned long long)a.kernel_bits, a.map_kb);
+	tap_ok(!ret && a.kernel_bits == X86_PAGE_PWT && a.map_kb >= 2048 &&
+	       ht_system_num("uncached_block_chunks") > chunks0,
+	       "an uncached system-contig buffer is a chunk of a block, write-combining in a large entry");
+	if (buf >= 0)
+		close(buf);
+	tap_diag("contig: seed %u, %d rounds", seed, CONTIG_ROUNDS);
+	ret = ht_mixed_rounds(ion, CONTIG_MASK, 21, CONTIG_ROUNDS, seed,
+			      NULL);
+	after = ht_dm4k_kb();
+	tap_diag("contig: DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld",
+		 before, after, splits0, ht_system_num("direct_map_splits"));
+	tap_ok(!ret && before >= 0 && after - before <= 2048 &&
+	       ht_system_num("direct_map_splits") == splits0,
+	       "the direct map stays whole over %d mixed uncached system-contig rounds up to 2 MiB",
+	       CONTIG_ROUNDS);
 }
 
 int main(void)
@@ -317,6 +280,7 @@ int main(void)
 	direct_map_case(ion);
 	restore_case(ion, tfd);
 	zero_case(ion);
+	contig_case(ion, tfd);
 	counters_case();
 	if (it_param_set(KEEP, keep))
 		tap_diag("could not restore %s=%s", KEEP, keep);

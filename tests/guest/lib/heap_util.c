@@ -217,3 +217,89 @@ int ht_drop_pools(void)
 
 	return ret ? ret : ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
 }
+
+long long ht_dm4k_kb(void)
+{
+	long long v = ht_meminfo("DirectMap4k");
+
+	return v < 0 ? -1 : v / 1024;
+}
+
+int ht_phys_attr(int tfd, unsigned long long phys,
+		 struct ion_test_phys_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->phys = phys;
+	return it_ioctl(tfd, ION_TEST_IOC_PHYS_ATTR, a);
+}
+
+int ht_fill_free(int ion, size_t len, unsigned int id, unsigned int flags,
+		 unsigned int seed)
+{
+	unsigned char *p;
+	int buf;
+
+	buf = ht_alloc_map(ion, len, id, flags, &p);
+	if (buf < 0)
+		return buf;
+	it_fill(p, len, seed);
+	ht_cpu_end(buf);
+	ht_buf_drop(buf, p, len);
+	return 0;
+}
+
+int ht_new_zeroed(int ion, size_t len, unsigned int id, unsigned int flags)
+{
+	unsigned char *p;
+	long bad;
+	int buf;
+
+	buf = ht_alloc_map(ion, len, id, flags, &p);
+	if (buf < 0)
+		return buf;
+	bad = it_check_zero(p, len);
+	if (bad >= 0)
+		tap_diag("non-zero byte at %ld of %zu", bad, len);
+	ht_cpu_end(buf);
+	ht_buf_drop(buf, p, len);
+	return bad >= 0 ? -EILSEQ : 0;
+}
+
+size_t ht_mixed_size(unsigned int *seed, unsigned int max_shift)
+{
+	unsigned int shift = 12 + rand_r(seed) % (max_shift - 12);
+	size_t len = (size_t)1 << shift;
+	size_t max = (size_t)1 << max_shift;
+
+	len += (size_t)(rand_r(seed) % (1U << (shift - 12))) * it_page();
+	return len > max ? max : len;
+}
+
+#define HT_MIXED_LIVE	4
+
+int ht_mixed_rounds(int ion, unsigned int mask, unsigned int max_shift,
+		    unsigned int rounds, unsigned int seed, int *enomem)
+{
+	int bufs[HT_MIXED_LIVE];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < HT_MIXED_LIVE; i++)
+		bufs[i] = -1;
+	for (i = 0; i < rounds && !ret; i++) {
+		unsigned int slot = i % HT_MIXED_LIVE;
+
+		if (bufs[slot] >= 0)
+			close(bufs[slot]);
+		bufs[slot] = it_alloc_fd(ion, ht_mixed_size(&seed, max_shift),
+					 mask, 0);
+		if (bufs[slot] == -ENOMEM && enomem)
+			(*enomem)++;
+		else if (bufs[slot] < 0)
+			ret = bufs[slot];
+	}
+	for (i = 0; i < HT_MIXED_LIVE; i++)
+		if (bufs[i] >= 0)
+			close(bufs[i]);
+	return ret;
+}

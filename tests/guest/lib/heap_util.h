@@ -110,4 +110,36 @@ int ht_wait_deferred(void);
 /* Empty the pools: the deferred zeroing done, then drop_caches. */
 int ht_drop_pools(void);
 
+/* DirectMap4k of /proc/meminfo in KiB, or -1. */
+long long ht_dm4k_kb(void);
+
+/* The linear-map entry of the page at @phys (ION_TEST_IOC_PHYS_ATTR). */
+int ht_phys_attr(int tfd, unsigned long long phys,
+		 struct ion_test_phys_attr *a);
+
+/*
+ * A new buffer of @len from heap @id with @flags, filled with it_fill()'s
+ * pattern of @seed through its mapping and freed; 0 or -errno.
+ */
+int ht_fill_free(int ion, size_t len, unsigned int id, unsigned int flags,
+		 unsigned int seed);
+
+/*
+ * Does a new buffer of @len from heap @id with @flags read all zero?  0,
+ * -EILSEQ (the first non-zero byte told with tap_diag) or -errno.
+ */
+int ht_new_zeroed(int ion, size_t len, unsigned int id, unsigned int flags);
+
+/* A size from 4 KiB to 2^@max_shift bytes, even over the powers of 2. */
+size_t ht_mixed_size(unsigned int *seed, unsigned int max_shift);
+
+/*
+ * @rounds rounds of uncached buffers of ht_mixed_size(@max_shift) from
+ * heap @mask, four live at a time (each round frees the oldest), all freed
+ * at the end.  An ENOMEM round is counted in *@enomem, or ends the rounds
+ * with -ENOMEM when @enomem is NULL.  0 or -errno.
+ */
+int ht_mixed_rounds(int ion, unsigned int mask, unsigned int max_shift,
+		    unsigned int rounds, unsigned int seed, int *enomem);
+
 #endif /* ION_HEAP_UTIL_H */
