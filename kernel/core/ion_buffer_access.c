@@ -220,9 +220,10 @@ out_unlock:
  * @addr:   where to store the address
  * @len:    where to store the length
  *
- * A deferred buffer is backed first (ion_buffer_back_lazy()).
+ * A deferred buffer is backed first, as by ion_buffer_back_lazy(); once
+ * the address is out, the backing never moves (ion_buffer_mapped()).
  *
- * Context: Process context; may sleep.
+ * Context: Process context; may sleep; takes &ion_core_buffer.lock.
  * Return: 0, -ENODEV when the heap has no phys op (its memory is not
  * contiguous), or the heap's -errno.
  */
@@ -230,12 +231,131 @@ int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
 		    size_t *len)
 {
 	struct ion_heap *heap = buffer->base.heap;
-	int ret;
+	struct sg_table *sgt;
+	int ret = 0;
 
 	if (!heap->ops->phys)
 		return -ENODEV;
-	ret = ion_buffer_back_lazy(buffer);
+	mutex_lock(&buffer->lock);
+	if (heap->ops->map_dma) {
+		sgt = __ion_buffer_sg_table(buffer);
+		ret = PTR_ERR_OR_ZERO(sgt);
+	}
+	if (!ret)
+		ret = heap->ops->phys(heap, &buffer->base, addr, len);
+	if (!ret)
+		buffer->phys_pinned = true;
+	mutex_unlock(&buffer->lock);
+	return ret;
+}
+
+/**
+ * ion_buffer_sg_table_copy() - a copy of the buffer's table that pins it
+ * @buffer: the buffer
+ *
+ * For a kernel client's handle: the copy's holder may map it for DMA
+ * without touching the buffer's shared table, and while the copy lives
+ * the backing cannot move (ion_buffer_mapped()).  Give it back with
+ * ion_buffer_sg_table_put().
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the new table, or an ERR_PTR.
+ */
+struct sg_table *ion_buffer_sg_table_copy(struct ion_core_buffer *buffer)
+{
+	struct scatterlist *from, *to;
+	struct sg_table *src, *sgt;
+	unsigned int i;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&buffer->lock);
+	src = __ion_buffer_sg_table(buffer);
+	ret = PTR_ERR_OR_ZERO(src);
+	if (!ret)
+		ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
 	if (ret)
-		return ret;
-	return heap->ops->phys(heap, &buffer->base, addr, len);
+		goto err_unlock;
+	to = sgt->sgl;
+	for_each_sgtable_sg(src, from, i) {
+		sg_set_page(to, sg_page(from), from->length, from->offset);
+		to = sg_next(to);
+	}
+	buffer->pin_count++;
+	mutex_unlock(&buffer->lock);
+	return sgt;
+
+err_unlock:
+	mutex_unlock(&buffer->lock);
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ion_buffer_sg_table_put() - free a table from ion_buffer_sg_table_copy()
+ * @buffer: the buffer
+ * @sgt:    the copy
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ */
+void ion_buffer_sg_table_put(struct ion_core_buffer *buffer,
+			     struct sg_table *sgt)
+{
+	mutex_lock(&buffer->lock);
+	buffer->pin_count--;
+	mutex_unlock(&buffer->lock);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/**
+ * ion_buffer_mapped() - does anything use the buffer's backing where it is?
+ * @buffer: the buffer
+ *
+ * A DMA mapping of an attachment (also one being made or undone), a user
+ * mapping, the kernel mapping, a kernel client's copy of the sg table or
+ * a physical address given out by ion_phys(): while any of them lives,
+ * the backing must not move.
+ *
+ * Context: &ion_core_buffer.lock held.
+ * Return: true when the backing is in use where it lies.
+ */
+bool ion_buffer_mapped(struct ion_core_buffer *buffer)
+{
+	lockdep_assert_held(&buffer->lock);
+	return buffer->map_count || buffer->mmap_count || buffer->kmap_count ||
+	       buffer->pin_count || buffer->phys_pinned;
+}
+
+/**
+ * ion_buffer_move() - move a backed buffer to memory that @dev can use too
+ * @buffer: the buffer, backed by its heap's map_dma, not mapped
+ * @dev:    the device attaching, which the heap's attach op refused
+ *
+ * The heap's move op records @dev, backs the buffer anew from the
+ * constraints of every attached device, copies the contents and frees the
+ * old backing; attachments not mapped (all of them) build their tables
+ * again at their next map.
+ *
+ * Context: Process context; sleeps; &ion_core_buffer.lock held.
+ * Return: 0, -ERANGE when the heap cannot move or something has the
+ * buffer mapped (ion_buffer_mapped()), or the -errno of the heap's move.
+ */
+int ion_buffer_move(struct ion_core_buffer *buffer, struct device *dev)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	struct sg_table *sgt;
+
+	lockdep_assert_held(&buffer->lock);
+	if (!heap->ops->move || !buffer->heap_mapped_dma ||
+	    ion_buffer_mapped(buffer))
+		return -ERANGE;
+	sgt = heap->ops->move(heap, &buffer->base, dev);
+	if (IS_ERR_OR_NULL(sgt))
+		return sgt ? PTR_ERR(sgt) : -ENOMEM;
+	buffer->base.sg_table = sgt;
+	ion_dmabuf_drop_tables(buffer);
+	return 0;
 }

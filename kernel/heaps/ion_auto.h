@@ -60,6 +60,9 @@ enum ion_auto_kind {
  * @devs:    &struct ion_auto_dev of each attached device
  * @kind:    the backing, ION_AUTO_WAITING until the first use
  * @why:     why that backing (a constant string), or why none fitted
+ * @fail:    the constraint not met at the last failed first use, late
+ *	     attach or move (a constant string), or NULL
+ * @moves:   times the backing moved for a device attaching late
  * @limit:   the smallest @limit of the attached devices at first use
  * @sgt:     the backing as CPU pages, once backed
  * @dma_dev: ION_AUTO_CONTIG: the device the DMA API allocated for (a
@@ -75,6 +78,8 @@ struct ion_auto_buffer {
 	struct list_head devs;
 	enum ion_auto_kind kind;
 	const char *why;
+	const char *fail;
+	unsigned int moves;
 	u64 limit;
 	struct sg_table sgt;
 	struct device *dma_dev;
@@ -82,7 +87,9 @@ struct ion_auto_buffer {
 	dma_addr_t dma;
 };
 
-int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
+		  const void *from);
+int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why);

@@ -33,8 +33,12 @@
  * at the first use that needs memory, chooses the backing from them.
  *
  * A device attaching once the buffer is backed must fit that backing
- * (ion_auto_fits()); one that does not is refused with -ERANGE: the
- * backing is never moved under it and its DMA is never silently bounced.
+ * (ion_auto_fits()).  One that does not gets -ERANGE from the attach op;
+ * the core then calls the move op when nothing has the buffer mapped,
+ * which backs it anew for every attached device and copies the contents
+ * (ion_auto_move()), and otherwise fails the attach with -ERANGE: the
+ * backing is never moved under a mapping and DMA is never silently
+ * bounced.
  *
  * Deferred buffers could promise more memory than there is: the heap
  * refuses (-ENOMEM) a buffer that would take the bytes promised by its
@@ -54,6 +58,7 @@ static atomic64_t ion_auto_committed;
 static atomic64_t ion_auto_backed_bytes;
 static atomic_t ion_auto_backed_kind[ION_AUTO_CONTIG + 1];
 static atomic64_t ion_auto_failures;
+static atomic64_t ion_auto_moves;
 static DEFINE_SPINLOCK(ion_auto_fail_lock);	/* ion_auto_last_failure */
 static char ion_auto_last_failure[96];
 
@@ -102,11 +107,13 @@ static struct sg_table *ion_auto_map_dma(struct ion_heap *heap,
 	struct ion_auto_buffer *ab = buffer->priv_virt;
 	int ret;
 
-	ret = ion_auto_back(buffer, ab);
+	ret = ion_auto_back(buffer, ab, NULL);
 	if (ret) {
+		ab->fail = ab->why;
 		ion_auto_note_failure(ab->why, ret);
 		return ERR_PTR(ret);
 	}
+	ab->fail = NULL;
 	atomic64_add(buffer->size, &ion_auto_backed_bytes);
 	atomic_inc(&ion_auto_backed_kind[ab->kind]);
 	return &ab->sgt;
@@ -162,6 +169,7 @@ static int ion_auto_attach(struct ion_heap *heap, struct ion_buffer *buffer,
 		return -ENOMEM;
 	ion_auto_record(d, dev);
 	if (ab->kind != ION_AUTO_WAITING && !ion_auto_fits(ab, d, &why)) {
+		ab->fail = why;
 		ion_auto_note_failure(why, -ERANGE);
 		put_device(d->dev);
 		kfree(d);
@@ -181,6 +189,40 @@ static void ion_auto_detach(struct ion_heap *heap, struct ion_buffer *buffer,
 	list_del(&d->node);
 	put_device(d->dev);
 	kfree(d);
+}
+
+/*
+ * @dev did not fit the backing and nothing has the buffer mapped: list it
+ * and move the backing (ion_auto_move()).
+ */
+static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
+					 struct ion_buffer *buffer,
+					 struct device *dev)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	enum ion_auto_kind old = ab->kind;
+	struct ion_auto_dev *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	ion_auto_record(d, dev);
+	list_add_tail(&d->node, &ab->devs);
+	ret = ion_auto_move(buffer, ab);
+	if (ret) {
+		ion_auto_note_failure(ab->fail, ret);
+		list_del(&d->node);
+		put_device(d->dev);
+		kfree(d);
+		return ERR_PTR(ret);
+	}
+	ab->fail = NULL;
+	ab->moves++;
+	atomic64_inc(&ion_auto_moves);
+	atomic_dec(&ion_auto_backed_kind[old]);
+	atomic_inc(&ion_auto_backed_kind[ab->kind]);
+	return &ab->sgt;
 }
 
 static int ion_auto_phys(struct ion_heap *heap, struct ion_buffer *buffer,
@@ -208,6 +250,7 @@ static void ion_auto_debug_show(struct ion_heap *heap, struct seq_file *s)
 			   atomic_read(&ion_auto_backed_kind[k]));
 	seq_printf(s, "auto_failures: %lld\n",
 		   atomic64_read(&ion_auto_failures));
+	seq_printf(s, "auto_moves: %lld\n", atomic64_read(&ion_auto_moves));
 	spin_lock(&ion_auto_fail_lock);
 	seq_printf(s, "auto_last_failure: %s\n",
 		   ion_auto_last_failure[0] ? ion_auto_last_failure : "none");
@@ -222,6 +265,7 @@ static const struct ion_heap_ops ion_auto_heap_ops = {
 	.unmap_dma = ion_auto_unmap_dma,
 	.attach = ion_auto_attach,
 	.detach = ion_auto_detach,
+	.move = ion_auto_move_op,
 	.debug_show = ion_auto_debug_show,
 };
 
