@@ -124,6 +124,13 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  * @custom_ioctl:    optional.  ION_IOC_CUSTOM for this heap.
  * @debug_show:	     optional.  Extra "key: value" lines for the heap's
  *		     debugfs file; must not sleep on allocation paths.
+ * @debug_buffer:    optional.  The heap's state of @buffer as one line of
+ *		     at most @len - 1 characters in @buf (NUL-terminated),
+ *		     shown in the "detail" column of the heap's debugfs
+ *		     buffer list ("-" without it; tabs and unprintable
+ *		     characters become "_").  Called under a spinlock: must
+ *		     not sleep or take the buffer's lock, and must read what
+ *		     can change with READ_ONCE().
  */
 struct ion_heap_ops {
 	int (*allocate)(struct ion_heap *heap, struct ion_buffer *buffer);
@@ -151,6 +158,8 @@ struct ion_heap_ops {
 	long (*custom_ioctl)(struct ion_heap *heap, unsigned int cmd,
 			     unsigned long arg);
 	void (*debug_show)(struct ion_heap *heap, struct seq_file *s);
+	void (*debug_buffer)(struct ion_heap *heap, struct ion_buffer *buffer,
+			     char *buf, size_t len);
 };
 
 /**

@@ -88,6 +88,7 @@ static int ion_auto_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	}
 	INIT_LIST_HEAD(&ab->devs);
 	ab->why = "no first use yet";
+	ab->sum.limit = U64_MAX;
 	buffer->priv_virt = ab;
 	return 0;
 }
@@ -142,6 +143,29 @@ static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
 		   min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
 }
 
+/* Collate the attached devices' constraints for debugfs. */
+static void ion_auto_summarize(struct ion_auto_buffer *ab)
+{
+	struct ion_auto_sum sum = { .limit = U64_MAX };
+	struct ion_auto_dev *d;
+
+	list_for_each_entry(d, &ab->devs, node) {
+		sum.devs++;
+		sum.noncoherent += !d->coherent;
+		if (!sum.max_seg || d->max_seg < sum.max_seg)
+			sum.max_seg = d->max_seg;
+		if (d->translated)
+			continue;
+		sum.direct++;
+		sum.limit = min(sum.limit, d->limit);
+	}
+	WRITE_ONCE(ab->sum.devs, sum.devs);
+	WRITE_ONCE(ab->sum.direct, sum.direct);
+	WRITE_ONCE(ab->sum.limit, sum.limit);
+	WRITE_ONCE(ab->sum.max_seg, sum.max_seg);
+	WRITE_ONCE(ab->sum.noncoherent, sum.noncoherent);
+}
+
 static struct ion_auto_dev *ion_auto_find(struct ion_auto_buffer *ab,
 					  struct device *dev)
 {
@@ -176,19 +200,22 @@ static int ion_auto_attach(struct ion_heap *heap, struct ion_buffer *buffer,
 		return -ERANGE;
 	}
 	list_add_tail(&d->node, &ab->devs);
+	ion_auto_summarize(ab);
 	return 0;
 }
 
 static void ion_auto_detach(struct ion_heap *heap, struct ion_buffer *buffer,
 			    struct device *dev)
 {
-	struct ion_auto_dev *d = ion_auto_find(buffer->priv_virt, dev);
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	struct ion_auto_dev *d = ion_auto_find(ab, dev);
 
 	if (WARN_ON_ONCE(!d) || --d->count)
 		return;
 	list_del(&d->node);
 	put_device(d->dev);
 	kfree(d);
+	ion_auto_summarize(ab);
 }
 
 /*
@@ -218,7 +245,8 @@ static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
 		return ERR_PTR(ret);
 	}
 	ab->fail = NULL;
-	ab->moves++;
+	WRITE_ONCE(ab->moves, ab->moves + 1);
+	ion_auto_summarize(ab);
 	atomic64_inc(&ion_auto_moves);
 	atomic_dec(&ion_auto_backed_kind[old]);
 	atomic_inc(&ion_auto_backed_kind[ab->kind]);
@@ -257,6 +285,35 @@ static void ion_auto_debug_show(struct ion_heap *heap, struct seq_file *s)
 	spin_unlock(&ion_auto_fail_lock);
 }
 
+/*
+ * A buffer's row in debugfs: its state and backing, the constraints of
+ * the devices attached now (their number, those without an IOMMU, the
+ * smallest DMA mask of those, whether one contiguous range is needed,
+ * the smallest segment, the non-coherent ones), the moves, why that
+ * backing and the constraint the last failure could not meet.
+ */
+static void ion_auto_debug_buffer(struct ion_heap *heap,
+				  struct ion_buffer *buffer, char *buf,
+				  size_t len)
+{
+	const struct ion_auto_buffer *ab = buffer->priv_virt;
+	enum ion_auto_kind kind = READ_ONCE(ab->kind);
+	const char *fail = READ_ONCE(ab->fail);
+	u64 limit = READ_ONCE(ab->sum.limit);
+	unsigned int direct = READ_ONCE(ab->sum.direct);
+	char mask[24] = "none";
+
+	if (limit != U64_MAX)
+		snprintf(mask, sizeof(mask), "%#llx", limit);
+	snprintf(buf, len,
+		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u; why: %s; failed: %s",
+		 kind == ION_AUTO_WAITING ? "waiting" : "backed",
+		 kind == ION_AUTO_WAITING ? "-" : ion_auto_kind_name(kind),
+		 READ_ONCE(ab->sum.devs), direct, mask, direct ? "yes" : "no",
+		 READ_ONCE(ab->sum.max_seg), READ_ONCE(ab->sum.noncoherent),
+		 READ_ONCE(ab->moves), READ_ONCE(ab->why), fail ? fail : "-");
+}
+
 static const struct ion_heap_ops ion_auto_heap_ops = {
 	.allocate = ion_auto_allocate,
 	.free = ion_auto_free,
@@ -267,6 +324,7 @@ static const struct ion_heap_ops ion_auto_heap_ops = {
 	.detach = ion_auto_detach,
 	.move = ion_auto_move_op,
 	.debug_show = ion_auto_debug_show,
+	.debug_buffer = ion_auto_debug_buffer,
 };
 
 static struct ion_heap ion_auto_heap = {

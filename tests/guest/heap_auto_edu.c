@@ -54,6 +54,33 @@ static int auto_alloc(int ion, size_t len, unsigned int flags)
 	return ht_alloc(ion, len, 0, ION_HEAP_AUTO_ID, flags);
 }
 
+/*
+ * Does the "detail" cell of @buf's row in the auto heap's file hold each
+ * of @want (up to four strings, "" for none)?  Prints the cell.
+ */
+static int detail_has(int buf, const char *w0, const char *w1,
+		      const char *w2, const char *w3)
+{
+	const char *want[] = { w0, w1, w2, w3 };
+	const char *cell;
+	struct it_dfs d;
+	int row, ok = 0;
+	unsigned int i;
+
+	if (it_dfs_load_heap(&d, AUTO) < 0)
+		return 0;
+	row = it_dfs_find_ino(&d, buf);
+	cell = row < 0 ? NULL : it_dfs_cell(&d, row, "detail");
+	if (cell) {
+		tap_diag("detail: %s", cell);
+		ok = 1;
+		for (i = 0; i < IT_ARRAY_SIZE(want); i++)
+			ok &= strstr(cell, want[i]) != NULL;
+	}
+	it_dfs_free(&d);
+	return ok;
+}
+
 static void heap_case(const struct it_heaps *hs)
 {
 	const struct ion_heap_data *h = it_heap_find(hs, AUTO);
@@ -90,6 +117,9 @@ static void unused_case(int ion)
 	       "never used: MemFree drops by less than a quarter of its size");
 	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
 	       "listed in the auto heap's debugfs file");
+	tap_ok(detail_has(buf, "state=waiting backing=- devs=0 direct=0 mask=none",
+			  "why: no first use yet; failed: -", "", ""),
+	       "never used: debugfs detail says waiting, no device");
 	p = ht_map(buf, len);
 	tap_ok(p && auto_num("auto_backed_bytes") == backed0,
 	       "mmap alone backs nothing");
@@ -153,6 +183,10 @@ static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
 	ht_cpu_end(buf);
 	tap_ok(auto_num("auto_backed_system") == sys0 + 1,
 	       "%s: CPU first: system backing (debugfs)", cname);
+	tap_ok(detail_has(buf, "state=backed backing=system devs=0",
+			  "why: no device attached at first use (CPU first)",
+			  "", ""),
+	       "%s: CPU first: debugfs detail says backed, system, why", cname);
 	if (!info->has_edu) {
 		tap_skip("late edu attach", "no edu device");
 		goto out;
@@ -372,6 +406,7 @@ static void move_case(int tfd, const struct ion_test_info *info, int ion,
 	struct ion_test_import imp, cl;
 	struct ion_test_dma d;
 	unsigned char *p, *exp;
+	char mask[64];
 	int buf, ret;
 
 	buf = ht_alloc_map(ion, len, ION_HEAP_AUTO_ID, flags, &p);
@@ -396,6 +431,9 @@ static void move_case(int tfd, const struct ion_test_info *info, int ion,
 	       auto_num("auto_moves") == moves0,
 	       "%s move: edu attaching while mmapped: ERANGE, not moved",
 	       cname);
+	tap_ok(detail_has(buf, "backing=system devs=0", "moves=0",
+			  "failed: late attach: backing ", ""),
+	       "%s move: debugfs detail names the constraint not met", cname);
 	munmap(p, len);
 	p = NULL;
 	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
@@ -407,6 +445,11 @@ static void move_case(int tfd, const struct ion_test_info *info, int ion,
 		 imp.cpu_phys, imp.phys_end, imp.dma_segs);
 	tap_ok(auto_num("auto_moves") == moves0 + 1,
 	       "%s move: moved (debugfs auto_moves)", cname);
+	snprintf(mask, sizeof(mask), "mask=%#llx contig=yes", top - 1);
+	tap_ok(detail_has(buf, "state=backed backing=contiguous devs=1 direct=1",
+			  mask, "moves=1", "failed: -"),
+	       "%s move: debugfs detail: contiguous, edu's constraints, moved",
+	       cname);
 	tap_ok(imp.phys_end && imp.phys_end <= top &&
 	       imp.phys_end - imp.cpu_phys == len,
 	       "%s move: now one range below edu's %u-bit mask", cname,
