@@ -5,12 +5,17 @@
  * one-entry table of single-chunk buffers.
  */
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "ion_priv.h"
+#include "trace/ion_trace.h"
+
+/* Longest heap detail an ion_backing event carries, with its NUL. */
+#define ION_BACKING_DETAIL_LEN	256
 
 /**
  * ion_buffer_one_chunk() - describe a buffer of one chunk, with no allocation
@@ -59,6 +64,27 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer)
 }
 EXPORT_SYMBOL_NS_GPL(ion_buffer_is_one_chunk, ION);
 
+/*
+ * The ion_backing event of a backing chosen (@cause "first_use") or moved
+ * ("move", for @dev), with the heap's detail on the buffer; @t0 is the
+ * start in ns, taken only while the event is enabled.
+ */
+static void ion_buffer_trace_backing(struct ion_core_buffer *buffer,
+				     const char *cause, struct device *dev,
+				     int ret, u64 t0)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	char detail[ION_BACKING_DETAIL_LEN] = "-";
+
+	if (!trace_ion_backing_enabled())
+		return;
+	if (heap->ops->debug_buffer)
+		heap->ops->debug_buffer(heap, &buffer->base, detail,
+					sizeof(detail));
+	trace_ion_backing(buffer, cause, dev, ret,
+			  t0 ? ktime_get_ns() - t0 : 0, detail);
+}
+
 /**
  * __ion_buffer_sg_table() - the buffer's backing as CPU pages, locked
  * @buffer: the buffer; its lock is held
@@ -72,15 +98,21 @@ struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
 	struct sg_table *sgt;
+	u64 t0;
 
 	lockdep_assert_held(&buffer->lock);
 	if (buffer->base.sg_table)
 		return buffer->base.sg_table;
 	if (WARN_ON_ONCE(!heap->ops->map_dma))
 		return ERR_PTR(-EINVAL);
+	t0 = trace_ion_backing_enabled() ? ktime_get_ns() : 0;
 	sgt = heap->ops->map_dma(heap, &buffer->base);
 	if (IS_ERR_OR_NULL(sgt))
-		return sgt ? sgt : ERR_PTR(-ENOMEM);
+		sgt = sgt ? sgt : ERR_PTR(-ENOMEM);
+	ion_buffer_trace_backing(buffer, "first_use", NULL,
+				 PTR_ERR_OR_ZERO(sgt), t0);
+	if (IS_ERR(sgt))
+		return sgt;
 	buffer->base.sg_table = sgt;
 	buffer->heap_mapped_dma = true;
 	return sgt;
@@ -347,14 +379,19 @@ int ion_buffer_move(struct ion_core_buffer *buffer, struct device *dev)
 {
 	struct ion_heap *heap = buffer->base.heap;
 	struct sg_table *sgt;
+	u64 t0;
 
 	lockdep_assert_held(&buffer->lock);
 	if (!heap->ops->move || !buffer->heap_mapped_dma ||
 	    ion_buffer_mapped(buffer))
 		return -ERANGE;
+	t0 = trace_ion_backing_enabled() ? ktime_get_ns() : 0;
 	sgt = heap->ops->move(heap, &buffer->base, dev);
 	if (IS_ERR_OR_NULL(sgt))
-		return sgt ? PTR_ERR(sgt) : -ENOMEM;
+		sgt = sgt ? sgt : ERR_PTR(-ENOMEM);
+	ion_buffer_trace_backing(buffer, "move", dev, PTR_ERR_OR_ZERO(sgt), t0);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
 	buffer->base.sg_table = sgt;
 	ion_dmabuf_drop_tables(buffer);
 	return 0;

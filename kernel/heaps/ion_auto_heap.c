@@ -306,7 +306,7 @@ static void ion_auto_debug_buffer(struct ion_heap *heap,
 	if (limit != U64_MAX)
 		snprintf(mask, sizeof(mask), "%#llx", limit);
 	snprintf(buf, len,
-		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u; why: %s; failed: %s",
+		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u | why: %s | failed: %s",
 		 kind == ION_AUTO_WAITING ? "waiting" : "backed",
 		 kind == ION_AUTO_WAITING ? "-" : ion_auto_kind_name(kind),
 		 READ_ONCE(ab->sum.devs), direct, mask, direct ? "yes" : "no",

@@ -118,7 +118,7 @@ static void unused_case(int ion)
 	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
 	       "listed in the auto heap's debugfs file");
 	tap_ok(detail_has(buf, "state=waiting backing=- devs=0 direct=0 mask=none",
-			  "why: no first use yet; failed: -", "", ""),
+			  "why: no first use yet | failed: -", "", ""),
 	       "never used: debugfs detail says waiting, no device");
 	p = ht_map(buf, len);
 	tap_ok(p && auto_num("auto_backed_bytes") == backed0,
