@@ -95,6 +95,19 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  *		     map, after @map_dma: a heap with @attach may defer its
  *		     backing to first use.
  * @detach:	     optional, pairs with @attach; under the buffer's lock.
+ * @move:	     optional, for a deferred heap (with @attach and @map_dma,
+ *		     without @map_user).  @attach returned -ERANGE for @dev:
+ *		     the backing from @map_dma does not fit it.  When nothing
+ *		     has the buffer mapped (no attachment DMA-mapped, no user
+ *		     or kernel mapping, no kernel client's sg table, no
+ *		     address from ion_phys()) the core calls @move, under the
+ *		     buffer's lock: record @dev as @attach would, back the
+ *		     buffer anew with memory that fits every attached device,
+ *		     copy the contents, free the old backing and return the
+ *		     new table (it replaces @buffer->sg_table until
+ *		     @unmap_dma); or an ERR_PTR, with the old backing kept
+ *		     and @dev not recorded.  Without @move, or while the
+ *		     buffer is mapped, the attach fails with -ERANGE.
  * @map_kernel:	     optional.  Map the whole buffer in the kernel; without
  *		     it the core vmaps the sg table's pages (write-combined
  *		     unless ION_FLAG_CACHED).  Returns an address or ERR_PTR.
@@ -111,6 +124,13 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  * @custom_ioctl:    optional.  ION_IOC_CUSTOM for this heap.
  * @debug_show:	     optional.  Extra "key: value" lines for the heap's
  *		     debugfs file; must not sleep on allocation paths.
+ * @debug_buffer:    optional.  The heap's state of @buffer as one line of
+ *		     at most @len - 1 characters in @buf (NUL-terminated),
+ *		     shown in the "detail" column of the heap's debugfs
+ *		     buffer list ("-" without it; tabs and unprintable
+ *		     characters become "_").  Called under a spinlock: must
+ *		     not sleep or take the buffer's lock, and must read what
+ *		     can change with READ_ONCE().
  */
 struct ion_heap_ops {
 	int (*allocate)(struct ion_heap *heap, struct ion_buffer *buffer);
@@ -124,6 +144,8 @@ struct ion_heap_ops {
 		      struct device *dev);
 	void (*detach)(struct ion_heap *heap, struct ion_buffer *buffer,
 		       struct device *dev);
+	struct sg_table *(*move)(struct ion_heap *heap,
+				 struct ion_buffer *buffer, struct device *dev);
 	void *(*map_kernel)(struct ion_heap *heap, struct ion_buffer *buffer);
 	void (*unmap_kernel)(struct ion_heap *heap, struct ion_buffer *buffer);
 	int (*map_user)(struct ion_heap *heap, struct ion_buffer *buffer,
@@ -136,6 +158,8 @@ struct ion_heap_ops {
 	long (*custom_ioctl)(struct ion_heap *heap, unsigned int cmd,
 			     unsigned long arg);
 	void (*debug_show)(struct ion_heap *heap, struct seq_file *s);
+	void (*debug_buffer)(struct ion_heap *heap, struct ion_buffer *buffer,
+			     char *buf, size_t len);
 };
 
 /**

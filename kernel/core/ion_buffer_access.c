@@ -5,12 +5,17 @@
  * one-entry table of single-chunk buffers.
  */
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "ion_priv.h"
+#include "trace/ion_trace.h"
+
+/* Longest heap detail an ion_backing event carries, with its NUL. */
+#define ION_BACKING_DETAIL_LEN	256
 
 /**
  * ion_buffer_one_chunk() - describe a buffer of one chunk, with no allocation
@@ -59,6 +64,27 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer)
 }
 EXPORT_SYMBOL_NS_GPL(ion_buffer_is_one_chunk, ION);
 
+/*
+ * The ion_backing event of a backing chosen (@cause "first_use") or moved
+ * ("move", for @dev), with the heap's detail on the buffer; @t0 is the
+ * start in ns, taken only while the event is enabled.
+ */
+static void ion_buffer_trace_backing(struct ion_core_buffer *buffer,
+				     const char *cause, struct device *dev,
+				     int ret, u64 t0)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	char detail[ION_BACKING_DETAIL_LEN] = "-";
+
+	if (!trace_ion_backing_enabled())
+		return;
+	if (heap->ops->debug_buffer)
+		heap->ops->debug_buffer(heap, &buffer->base, detail,
+					sizeof(detail));
+	trace_ion_backing(buffer, cause, dev, ret,
+			  t0 ? ktime_get_ns() - t0 : 0, detail);
+}
+
 /**
  * __ion_buffer_sg_table() - the buffer's backing as CPU pages, locked
  * @buffer: the buffer; its lock is held
@@ -72,15 +98,21 @@ struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
 	struct sg_table *sgt;
+	u64 t0;
 
 	lockdep_assert_held(&buffer->lock);
 	if (buffer->base.sg_table)
 		return buffer->base.sg_table;
 	if (WARN_ON_ONCE(!heap->ops->map_dma))
 		return ERR_PTR(-EINVAL);
+	t0 = trace_ion_backing_enabled() ? ktime_get_ns() : 0;
 	sgt = heap->ops->map_dma(heap, &buffer->base);
 	if (IS_ERR_OR_NULL(sgt))
-		return sgt ? sgt : ERR_PTR(-ENOMEM);
+		sgt = sgt ? sgt : ERR_PTR(-ENOMEM);
+	ion_buffer_trace_backing(buffer, "first_use", NULL,
+				 PTR_ERR_OR_ZERO(sgt), t0);
+	if (IS_ERR(sgt))
+		return sgt;
 	buffer->base.sg_table = sgt;
 	buffer->heap_mapped_dma = true;
 	return sgt;
@@ -220,9 +252,10 @@ out_unlock:
  * @addr:   where to store the address
  * @len:    where to store the length
  *
- * A deferred buffer is backed first (ion_buffer_back_lazy()).
+ * A deferred buffer is backed first, as by ion_buffer_back_lazy(); once
+ * the address is out, the backing never moves (ion_buffer_mapped()).
  *
- * Context: Process context; may sleep.
+ * Context: Process context; may sleep; takes &ion_core_buffer.lock.
  * Return: 0, -ENODEV when the heap has no phys op (its memory is not
  * contiguous), or the heap's -errno.
  */
@@ -230,12 +263,136 @@ int ion_buffer_phys(struct ion_core_buffer *buffer, phys_addr_t *addr,
 		    size_t *len)
 {
 	struct ion_heap *heap = buffer->base.heap;
-	int ret;
+	struct sg_table *sgt;
+	int ret = 0;
 
 	if (!heap->ops->phys)
 		return -ENODEV;
-	ret = ion_buffer_back_lazy(buffer);
+	mutex_lock(&buffer->lock);
+	if (heap->ops->map_dma) {
+		sgt = __ion_buffer_sg_table(buffer);
+		ret = PTR_ERR_OR_ZERO(sgt);
+	}
+	if (!ret)
+		ret = heap->ops->phys(heap, &buffer->base, addr, len);
+	if (!ret)
+		buffer->phys_pinned = true;
+	mutex_unlock(&buffer->lock);
+	return ret;
+}
+
+/**
+ * ion_buffer_sg_table_copy() - a copy of the buffer's table that pins it
+ * @buffer: the buffer
+ *
+ * For a kernel client's handle: the copy's holder may map it for DMA
+ * without touching the buffer's shared table, and while the copy lives
+ * the backing cannot move (ion_buffer_mapped()).  Give it back with
+ * ion_buffer_sg_table_put().
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ * Return: the new table, or an ERR_PTR.
+ */
+struct sg_table *ion_buffer_sg_table_copy(struct ion_core_buffer *buffer)
+{
+	struct scatterlist *from, *to;
+	struct sg_table *src, *sgt;
+	unsigned int i;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&buffer->lock);
+	src = __ion_buffer_sg_table(buffer);
+	ret = PTR_ERR_OR_ZERO(src);
+	if (!ret)
+		ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
 	if (ret)
-		return ret;
-	return heap->ops->phys(heap, &buffer->base, addr, len);
+		goto err_unlock;
+	to = sgt->sgl;
+	for_each_sgtable_sg(src, from, i) {
+		sg_set_page(to, sg_page(from), from->length, from->offset);
+		to = sg_next(to);
+	}
+	buffer->pin_count++;
+	mutex_unlock(&buffer->lock);
+	return sgt;
+
+err_unlock:
+	mutex_unlock(&buffer->lock);
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ion_buffer_sg_table_put() - free a table from ion_buffer_sg_table_copy()
+ * @buffer: the buffer
+ * @sgt:    the copy
+ *
+ * Context: Process context; sleeps; takes &ion_core_buffer.lock.
+ */
+void ion_buffer_sg_table_put(struct ion_core_buffer *buffer,
+			     struct sg_table *sgt)
+{
+	mutex_lock(&buffer->lock);
+	buffer->pin_count--;
+	mutex_unlock(&buffer->lock);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/**
+ * ion_buffer_mapped() - does anything use the buffer's backing where it is?
+ * @buffer: the buffer
+ *
+ * A DMA mapping of an attachment (also one being made or undone), a user
+ * mapping, the kernel mapping, a kernel client's copy of the sg table or
+ * a physical address given out by ion_phys(): while any of them lives,
+ * the backing must not move.
+ *
+ * Context: &ion_core_buffer.lock held.
+ * Return: true when the backing is in use where it lies.
+ */
+bool ion_buffer_mapped(struct ion_core_buffer *buffer)
+{
+	lockdep_assert_held(&buffer->lock);
+	return buffer->map_count || buffer->mmap_count || buffer->kmap_count ||
+	       buffer->pin_count || buffer->phys_pinned;
+}
+
+/**
+ * ion_buffer_move() - move a backed buffer to memory that @dev can use too
+ * @buffer: the buffer, backed by its heap's map_dma, not mapped
+ * @dev:    the device attaching, which the heap's attach op refused
+ *
+ * The heap's move op records @dev, backs the buffer anew from the
+ * constraints of every attached device, copies the contents and frees the
+ * old backing; attachments not mapped (all of them) build their tables
+ * again at their next map.
+ *
+ * Context: Process context; sleeps; &ion_core_buffer.lock held.
+ * Return: 0, -ERANGE when the heap cannot move or something has the
+ * buffer mapped (ion_buffer_mapped()), or the -errno of the heap's move.
+ */
+int ion_buffer_move(struct ion_core_buffer *buffer, struct device *dev)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	struct sg_table *sgt;
+	u64 t0;
+
+	lockdep_assert_held(&buffer->lock);
+	if (!heap->ops->move || !buffer->heap_mapped_dma ||
+	    ion_buffer_mapped(buffer))
+		return -ERANGE;
+	t0 = trace_ion_backing_enabled() ? ktime_get_ns() : 0;
+	sgt = heap->ops->move(heap, &buffer->base, dev);
+	if (IS_ERR_OR_NULL(sgt))
+		sgt = sgt ? sgt : ERR_PTR(-ENOMEM);
+	ion_buffer_trace_backing(buffer, "move", dev, PTR_ERR_OR_ZERO(sgt), t0);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	buffer->base.sg_table = sgt;
+	ion_dmabuf_drop_tables(buffer);
+	return 0;
 }

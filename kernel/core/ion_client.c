@@ -181,10 +181,8 @@ static void ion_handle_destroy(struct ion_handle *handle)
 	lockdep_assert_held(&client->lock);
 	for (; handle->kmap_count; handle->kmap_count--)
 		ion_buffer_kunmap(buffer);
-	if (handle->sgt) {
-		sg_free_table(handle->sgt);
-		kfree(handle->sgt);
-	}
+	if (handle->sgt)
+		ion_buffer_sg_table_put(buffer, handle->sgt);
 	xa_lock(&client->handles);
 	__xa_erase(&client->handles, handle->id);
 	ion_client_account(client, buffer, -1);
@@ -408,7 +406,8 @@ struct ion_handle *ion_handle_find(struct ion_client *client, int id)
  * @handle: the handle
  *
  * Made on the first call and kept until the handle goes, so that its
- * holder may map it for DMA without touching the buffer's shared table.
+ * holder may map it for DMA without touching the buffer's shared table;
+ * meanwhile the backing cannot move (ion_buffer_sg_table_copy()).
  *
  * Context: Process context; sleeps; &ion_client.lock of the handle's
  * client held.
@@ -416,31 +415,14 @@ struct ion_handle *ion_handle_find(struct ion_client *client, int id)
  */
 struct sg_table *ion_handle_sg_table(struct ion_handle *handle)
 {
-	struct scatterlist *from, *to;
-	struct sg_table *src, *sgt;
-	unsigned int i;
-	int ret;
+	struct sg_table *sgt;
 
 	lockdep_assert_held(&handle->client->lock);
 	if (handle->sgt)
 		return handle->sgt;
-	src = ion_buffer_sg_table(handle->buffer);
-	if (IS_ERR(src))
-		return src;
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return ERR_PTR(-ENOMEM);
-	ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
-	if (ret) {
-		kfree(sgt);
-		return ERR_PTR(ret);
-	}
-	to = sgt->sgl;
-	for_each_sgtable_sg(src, from, i) {
-		sg_set_page(to, sg_page(from), from->length, from->offset);
-		to = sg_next(to);
-	}
-	handle->sgt = sgt;
+	sgt = ion_buffer_sg_table_copy(handle->buffer);
+	if (!IS_ERR(sgt))
+		handle->sgt = sgt;
 	return sgt;
 }
 

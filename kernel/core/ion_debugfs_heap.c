@@ -50,7 +50,28 @@ static void ion_heap_show_header(struct seq_file *s, void *obj)
 	if (heap->ops->debug_show)
 		heap->ops->debug_show(heap, s);
 	seq_putc(s, '\n');
-	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\torphan\tdevices\n");
+	seq_puts(s, "buffer\tino\tsize\tflags\towner\thandles\tattachments\tname\torphan\tdevices\tdetail\n");
+}
+
+/*
+ * The heap's own words on @buffer (its debug_buffer op) as one field:
+ * printable, no tab, or "-".
+ */
+static void ion_debugfs_buffer_detail(struct ion_core_buffer *buffer,
+				      char *detail, size_t len)
+{
+	struct ion_heap *heap = buffer->base.heap;
+	char *p;
+
+	detail[0] = '\0';
+	if (heap->ops->debug_buffer)
+		heap->ops->debug_buffer(heap, &buffer->base, detail, len);
+	for (p = detail; *p; p++) {
+		if (!isprint(*p))
+			*p = '_';
+	}
+	if (!detail[0])
+		strscpy(detail, "-", len);
 }
 
 /* Under &ion_device.stats_lock, which keeps @entry from being released. */
@@ -69,15 +90,16 @@ static void ion_heap_copy(union ion_debugfs_rec *rec, void *entry)
 	ion_debugfs_buffer_name(buffer->dmabuf, r->name, sizeof(r->name));
 	r->orphan = READ_ONCE(buffer->owner->gone);
 	ion_dmabuf_devices(buffer, r->devices, sizeof(r->devices));
+	ion_debugfs_buffer_detail(buffer, r->detail, sizeof(r->detail));
 }
 
 static void ion_heap_show(struct seq_file *s, const union ion_debugfs_rec *rec)
 {
 	const struct ion_debugfs_buffer *r = &rec->buffer;
 
-	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\t%d\t%s\n",
+	seq_printf(s, "%llu\t%lu\t%zu\t0x%lx\t%s\t%d\t%u\t%s\t%d\t%s\t%s\n",
 		   r->id, r->ino, r->size, r->flags, r->owner, r->handles,
-		   r->attachments, r->name, r->orphan, r->devices);
+		   r->attachments, r->name, r->orphan, r->devices, r->detail);
 }
 
 static const struct ion_debugfs_view ion_heap_view = {

@@ -16,6 +16,8 @@
 #define ION_DEBUGFS_BATCH	16
 /* The devices column of heaps/<name>: longer lists end in "...". */
 #define ION_DEBUGFS_DEVICES_LEN	128
+/* Longest "detail" of a buffer row (a heap's debug_buffer op), with NUL. */
+#define ION_DEBUGFS_DETAIL_LEN	256
 
 /* A heap's buffer, as heaps/<name> shows it. */
 struct ion_debugfs_buffer {
@@ -29,6 +31,7 @@ struct ion_debugfs_buffer {
 	char name[DMA_BUF_NAME_LEN];
 	bool orphan;
 	char devices[ION_DEBUGFS_DEVICES_LEN];
+	char detail[ION_DEBUGFS_DETAIL_LEN];
 };
 
 /* A client's handle, as clients/<name> shows it. */

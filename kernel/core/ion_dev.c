@@ -23,8 +23,10 @@
  *   buffer-to-handle tree, its accounting, and the count and kernel
  *   mappings of each of its handles.
  * - the dma-buf's reservation lock (dma-buf core, around map_dma_buf and
- *   vmap), then &ion_core_buffer.lock (mutex): a buffer's attachments,
- *   its kernel mapping and the lazy setup of its sg table.
+ *   vmap), or the caller's mmap_lock (mmap, page faults, VMA open and
+ *   close), then &ion_core_buffer.lock (mutex): a buffer's attachments,
+ *   its kernel mapping, the counts of what has it mapped and the lazy
+ *   setup (or move, at attach) of its sg table.
  * - &ion_device.heap_lock (percpu_rw_semaphore): the heap list and each heap's
  *   dma-heap nodes; read across an allocation (so a heap cannot go while
  *   it allocates), HEAP_QUERY and CUSTOM, written by heap registration,

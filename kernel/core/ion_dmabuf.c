@@ -157,6 +157,8 @@ static int ion_attachment_table(struct ion_core_buffer *buffer,
 /*
  * A heap with an attach op sees the device first and may refuse it; while
  * such a heap's buffer has no backing, the table waits for the first map.
+ * A backing that does not fit the device (-ERANGE) moves when nothing has
+ * it mapped (ion_buffer_move()); otherwise the attach fails with -ERANGE.
  */
 static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 			     struct dma_buf_attachment *attach)
@@ -177,6 +179,8 @@ static int ion_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_lock(&buffer->lock);
 	if (heap->ops->attach) {
 		ret = heap->ops->attach(heap, &buffer->base, a->dev);
+		if (ret == -ERANGE && buffer->base.sg_table)
+			ret = ion_buffer_move(buffer, a->dev);
 		if (ret)
 			goto err_unlock;
 	}
@@ -225,6 +229,28 @@ static void ion_dmabuf_detach(struct dma_buf *dmabuf,
 }
 
 /**
+ * ion_dmabuf_drop_tables() - forget the attachments' tables of a moved buffer
+ * @buffer: the buffer, whose backing has just moved; no attachment mapped
+ *
+ * Each attachment builds its table again from the new backing at its
+ * next map.
+ *
+ * Context: &ion_core_buffer.lock held.
+ */
+void ion_dmabuf_drop_tables(struct ion_core_buffer *buffer)
+{
+	struct ion_attachment *a;
+
+	lockdep_assert_held(&buffer->lock);
+	list_for_each_entry(a, &buffer->attachments, node) {
+		if (WARN_ON_ONCE(a->mapped))
+			continue;
+		sg_free_table(&a->table);
+		memset(&a->table, 0, sizeof(a->table));
+	}
+}
+
+/**
  * ion_dmabuf_devices() - the devices attached to a buffer, for debugfs
  * @buffer: the buffer
  * @buf:    where to write "<dev_name>(<driver>)" per attachment, comma
@@ -261,7 +287,11 @@ void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
 	}
 }
 
-/* Every mapping skips the CPU sync and is synced by hand (DOC). */
+/*
+ * Every mapping skips the CPU sync and is synced by hand (DOC).  The
+ * buffer counts the mapping from before its table is built until it is
+ * unmapped, so that its backing cannot move under it.
+ */
 static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 				       enum dma_data_direction dir)
 {
@@ -272,13 +302,15 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_lock(&buffer->lock);
 	if (!a->table.sgl)
 		ret = ion_attachment_table(buffer, a);
+	if (!ret)
+		buffer->map_count++;
 	mutex_unlock(&buffer->lock);
 	if (ret)
 		return ERR_PTR(ret);
 	ret = ion_fail(ION_FAIL_MAP) ?:
 	      dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
-		return ERR_PTR(ret);
+		goto err_uncount;
 	dma_sync_sgtable_for_device(a->dev, &a->table, dir);
 	mutex_lock(&buffer->lock);
 	a->mapped = true;
@@ -286,6 +318,12 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	trace_ion_map(buffer, a->dev, dir, &a->table);
 	return &a->table;
+
+err_uncount:
+	mutex_lock(&buffer->lock);
+	buffer->map_count--;
+	mutex_unlock(&buffer->lock);
+	return ERR_PTR(ret);
 }
 ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);	/* an ERR_PTR(-errno) */
 
@@ -301,6 +339,9 @@ static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 	mutex_unlock(&buffer->lock);
 	dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
 	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	mutex_lock(&buffer->lock);
+	buffer->map_count--;
+	mutex_unlock(&buffer->lock);
 }
 
 /*

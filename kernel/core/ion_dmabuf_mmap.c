@@ -13,7 +13,10 @@
 #include "ion_priv.h"
 #include "trace/ion_trace.h"
 
-/* The default user mapping: remap the sg chunks from vm_pgoff on. */
+/*
+ * The default user mapping: remap the sg chunks from vm_pgoff on, under
+ * the buffer's lock, so that the backing cannot move meanwhile.
+ */
 static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
 				 struct vm_area_struct *vma)
 {
@@ -24,7 +27,8 @@ static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
 	unsigned int i;
 	int ret;
 
-	sgt = ion_buffer_sg_table(buffer);
+	lockdep_assert_held(&buffer->lock);
+	sgt = __ion_buffer_sg_table(buffer);
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);
 	for_each_sgtable_sg(sgt, sg, i) {
@@ -75,22 +79,39 @@ static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
 	return VM_FAULT_SIGBUS;
 }
 
-static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
-	.fault = ion_dmabuf_fault,
+/*
+ * Every user mapping that the core makes is counted (&ion_core_buffer.
+ * mmap_count): while one lives, the backing must not move.  open runs
+ * for a VMA copied by fork or split off by a partial munmap or mprotect.
+ */
+static void ion_dmabuf_vm_open(struct vm_area_struct *vma)
+{
+	struct ion_core_buffer *buffer = vma->vm_private_data;
+
+	mutex_lock(&buffer->lock);
+	buffer->mmap_count++;
+	mutex_unlock(&buffer->lock);
+}
+
+static void ion_dmabuf_vm_close(struct vm_area_struct *vma)
+{
+	struct ion_core_buffer *buffer = vma->vm_private_data;
+
+	mutex_lock(&buffer->lock);
+	buffer->mmap_count--;
+	mutex_unlock(&buffer->lock);
+}
+
+static const struct vm_operations_struct ion_dmabuf_vm_ops = {
+	.open = ion_dmabuf_vm_open,
+	.close = ion_dmabuf_vm_close,
 };
 
-/* Is @buffer a deferred heap's, still waiting for its first use? */
-static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
-{
-	bool waiting;
-
-	if (!buffer->base.heap->ops->attach)
-		return false;
-	mutex_lock(&buffer->lock);
-	waiting = !buffer->base.sg_table;
-	mutex_unlock(&buffer->lock);
-	return waiting;
-}
+static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
+	.open = ion_dmabuf_vm_open,
+	.close = ion_dmabuf_vm_close,
+	.fault = ion_dmabuf_fault,
+};
 
 /**
  * ion_dmabuf_mmap() - map a buffer into user space (dma_buf_ops.mmap)
@@ -100,9 +121,11 @@ static bool ion_buffer_waiting(struct ion_core_buffer *buffer)
  * An uncached buffer is mapped write-combined.  A heap's map_user op maps
  * it, or else its sg table's pages are remapped; a deferred heap's buffer
  * still waiting for its first use gets pages at the first fault instead,
- * unless the mapping is private and writable.
+ * unless the mapping is private and writable.  The mappings the core
+ * makes are counted until they are unmapped (ion_buffer_mapped()).
  *
- * Context: Process context; sleeps.
+ * Context: Process context; sleeps; the caller's mmap_lock held, takes
+ * &ion_core_buffer.lock.
  * Return: 0, -EINVAL for a range outside the buffer, or the -errno of
  * the mapping.
  */
@@ -111,6 +134,7 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	struct ion_core_buffer *buffer = dmabuf->priv;
 	struct ion_heap *heap = buffer->base.heap;
 	unsigned long end;
+	int ret = 0;
 
 	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
 	    end > buffer->base.size >> PAGE_SHIFT)
@@ -118,19 +142,26 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	trace_ion_mmap(buffer, vma);
 	if (!ion_buffer_cached(buffer))
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	if (heap->ops->map_user)
+		return heap->ops->map_user(heap, &buffer->base, vma);
+	vma->vm_private_data = buffer;
+	mutex_lock(&buffer->lock);
 	/*
 	 * A private writable (copy-on-write) mapping cannot take pfns one
 	 * fault at a time (vmf_insert_pfn() BUGs on it): it backs the buffer
 	 * now and is mapped whole, as every other buffer is.
 	 */
-	if (!is_cow_mapping(vma->vm_flags) && ion_buffer_waiting(buffer)) {
+	if (!is_cow_mapping(vma->vm_flags) && heap->ops->attach &&
+	    !buffer->base.sg_table) {
 		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
 			     VM_DONTDUMP);
 		vma->vm_ops = &ion_dmabuf_deferred_vm_ops;
-		vma->vm_private_data = buffer;
-		return 0;
+	} else {
+		ret = ion_dmabuf_mmap_pages(buffer, vma);
+		vma->vm_ops = &ion_dmabuf_vm_ops;
 	}
-	if (heap->ops->map_user)
-		return heap->ops->map_user(heap, &buffer->base, vma);
-	return ion_dmabuf_mmap_pages(buffer, vma);
+	if (!ret)
+		buffer->mmap_count++;
+	mutex_unlock(&buffer->lock);
+	return ret;
 }

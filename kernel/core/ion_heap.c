@@ -44,6 +44,8 @@ static const char *ion_heap_check(const struct ion_heap *heap)
 		return "map_kernel and unmap_kernel go together";
 	if (!ops->attach != !ops->detach)
 		return "attach and detach go together";
+	if (ops->move && (!ops->attach || !ops->map_dma || ops->map_user))
+		return "move needs attach and map_dma, and no map_user";
 	return NULL;
 }
 

@@ -56,10 +56,35 @@ enum ion_auto_kind {
 };
 
 /**
+ * struct ion_auto_sum - the constraints of the devices attached now
+ * @devs:	  attached devices
+ * @direct:	  of them without an IOMMU: the rule of ion_auto_backing.c
+ *		  then wants one contiguous range
+ * @limit:	  the smallest &ion_auto_dev.limit of the direct devices,
+ *		  U64_MAX for none
+ * @max_seg:	  the smallest &ion_auto_dev.max_seg, 0 for no device
+ * @noncoherent: devices that are not DMA-coherent
+ *
+ * Recomputed under the buffer's lock at each attach, detach and move;
+ * read locklessly by debugfs (ion_auto_debug_buffer()).
+ */
+struct ion_auto_sum {
+	unsigned int devs;
+	unsigned int direct;
+	u64 limit;
+	unsigned int max_seg;
+	unsigned int noncoherent;
+};
+
+/**
  * struct ion_auto_buffer - an auto buffer (&ion_buffer.priv_virt)
  * @devs:    &struct ion_auto_dev of each attached device
  * @kind:    the backing, ION_AUTO_WAITING until the first use
  * @why:     why that backing (a constant string), or why none fitted
+ * @fail:    the constraint not met at the last failed first use, late
+ *	     attach or move (a constant string), or NULL
+ * @moves:   times the backing moved for a device attaching late
+ * @sum:     the constraints of the devices attached now, for debugfs
  * @limit:   the smallest @limit of the attached devices at first use
  * @sgt:     the backing as CPU pages, once backed
  * @dma_dev: ION_AUTO_CONTIG: the device the DMA API allocated for (a
@@ -68,13 +93,19 @@ enum ion_auto_kind {
  * @dma:     ION_AUTO_CONTIG: its DMA address for @dma_dev
  *
  * Everything here is under the buffer's lock, which the core holds
- * around the heap's attach, detach, map_dma and unmap_dma; debugfs
- * readers take it too.  Lives from the heap's allocate to its free.
+ * around the heap's attach, detach, move, map_dma and unmap_dma.  The
+ * debugfs row (ion_auto_debug_buffer()) reads @kind, @why, @fail, @moves
+ * and @sum without it, with READ_ONCE(): each is a word or a constant
+ * string, and a row may mix two moments.  Lives from the heap's allocate
+ * to its free.
  */
 struct ion_auto_buffer {
 	struct list_head devs;
 	enum ion_auto_kind kind;
 	const char *why;
+	const char *fail;
+	unsigned int moves;
+	struct ion_auto_sum sum;
 	u64 limit;
 	struct sg_table sgt;
 	struct device *dma_dev;
@@ -82,7 +113,9 @@ struct ion_auto_buffer {
 	dma_addr_t dma;
 };
 
-int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
+		  const void *from);
+int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why);

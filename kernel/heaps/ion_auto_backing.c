@@ -12,6 +12,9 @@
 #include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/string.h>
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "ion_heap.h"
 #include "ion_auto.h"
@@ -46,6 +49,16 @@
  * with DMA offsets, dma_range_map, are not modelled).  Coherency is
  * recorded and shown but chooses nothing: ion's syncs do the maintenance
  * a non-coherent device needs on any backing.
+ *
+ * A device attaching once the buffer is backed, which that backing does
+ * not fit, moves it when nothing has it mapped (the core checks that,
+ * include/linux/ion_heap.h, @move): the backing is chosen again as above,
+ * from every attached device with the new one, the contents are copied
+ * through a kernel mapping of the old backing (write-combined for an
+ * uncached buffer, so that no stale cache line is read) into the new
+ * one before it is made write-combined, and the old backing is freed.
+ * When no new backing is to be had the old one stays and the attach
+ * fails with the error of the choice.
  *
  * Errors of the first use: -ENOMEM when no memory of the chosen kind is
  * left (contiguous and scattered both failed below the limit), -ERANGE
@@ -279,10 +292,30 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 	return 0;
 }
 
+/* Copy @from (a kernel mapping of the buffer's size) into @sgt's pages. */
+static void ion_auto_copy(struct ion_buffer *buffer, struct sg_table *sgt,
+			  const void *from)
+{
+	struct sg_page_iter piter;
+	size_t off = 0;
+	void *to;
+
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (off >= buffer->size)
+			break;
+		to = kmap_local_page(sg_page_iter_page(&piter));
+		memcpy(to, from + off, PAGE_SIZE);
+		kunmap_local(to);
+		off += PAGE_SIZE;
+	}
+}
+
 /**
  * ion_auto_back() - choose and allocate the backing of an auto buffer
  * @buffer: the buffer
  * @ab:	    its state, waiting
+ * @from:   NULL at first use (the backing is zeroed); for a move, a kernel
+ *	    mapping of the old backing, copied into the new one
  *
  * Collates the constraints of the attached devices and backs @buffer as
  * the DOC above says; an uncached buffer's pages are made write-combined.
@@ -290,7 +323,8 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
  * Context: Process context; sleeps; the buffer's lock held.
  * Return: 0 with @ab->sgt set, or -ENOMEM, -ERANGE, -EINTR (DOC above).
  */
-int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
+		  const void *from)
 {
 	struct device *most = ion_auto_collate(ab);
 	int ret;
@@ -309,6 +343,8 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 	}
 	if (ret)
 		goto err_waiting;
+	if (from)
+		ion_auto_copy(buffer, &ab->sgt, from);
 	if (!(buffer->flags & ION_FLAG_CACHED)) {
 		ret = ion_cache_set_uncached(&ab->sgt);
 		if (ret) {
@@ -357,4 +393,82 @@ void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 	}
 	sg_free_table(&ab->sgt);
 	ab->kind = ION_AUTO_WAITING;
+}
+
+/* Hand the backing of @from over to @to, leaving @from waiting. */
+static void ion_auto_hand_over(struct ion_auto_buffer *to,
+			       struct ion_auto_buffer *from)
+{
+	to->kind = from->kind;
+	to->sgt = from->sgt;
+	to->dma_dev = from->dma_dev;
+	to->page = from->page;
+	to->dma = from->dma;
+	from->kind = ION_AUTO_WAITING;
+	memset(&from->sgt, 0, sizeof(from->sgt));
+	from->dma_dev = NULL;
+	from->page = NULL;
+}
+
+/* The backing mapped in the kernel, write-combined unless cached. */
+static void *ion_auto_vmap(struct ion_buffer *buffer, struct sg_table *sgt)
+{
+	unsigned long n = buffer->size >> PAGE_SHIFT, i = 0;
+	pgprot_t prot = PAGE_KERNEL;
+	struct sg_page_iter piter;
+	struct page **pages;
+	void *vaddr;
+
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (i == n)
+			break;
+		pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (!(buffer->flags & ION_FLAG_CACHED))
+		prot = pgprot_writecombine(prot);
+	vaddr = i == n ? vmap(pages, n, VM_MAP, prot) : NULL;
+	kvfree(pages);
+	return vaddr;
+}
+
+/**
+ * ion_auto_move() - back an auto buffer anew, for every attached device
+ * @buffer: the buffer, backed and mapped by nobody
+ * @ab:	    its state, with the device that did not fit already listed
+ *
+ * Chooses and allocates the new backing as at first use, copies the
+ * contents into it and frees the old one (DOC above).
+ *
+ * Context: Process context; sleeps; the buffer's lock held.
+ * Return: 0 with the new backing in @ab; -ENOMEM, -ERANGE or -EINTR as
+ * ion_auto_back(), the old backing kept and @ab->fail saying why.
+ */
+int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+{
+	struct ion_auto_buffer old = {};
+	const char *why = ab->why;
+	u64 limit = ab->limit;
+	void *from;
+	int ret;
+
+	from = ion_auto_vmap(buffer, &ab->sgt);
+	if (!from) {
+		ab->fail = "move: no kernel mapping of the old backing";
+		return -ENOMEM;
+	}
+	ion_auto_hand_over(&old, ab);
+	ret = ion_auto_back(buffer, ab, from);
+	vunmap(from);
+	if (ret) {
+		ion_auto_hand_over(ab, &old);
+		ab->fail = ab->why;
+		ab->why = why;
+		ab->limit = limit;
+		return ret;
+	}
+	ion_auto_unback(buffer, &old);
+	return 0;
 }

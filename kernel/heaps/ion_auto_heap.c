@@ -33,8 +33,12 @@
  * at the first use that needs memory, chooses the backing from them.
  *
  * A device attaching once the buffer is backed must fit that backing
- * (ion_auto_fits()); one that does not is refused with -ERANGE: the
- * backing is never moved under it and its DMA is never silently bounced.
+ * (ion_auto_fits()).  One that does not gets -ERANGE from the attach op;
+ * the core then calls the move op when nothing has the buffer mapped,
+ * which backs it anew for every attached device and copies the contents
+ * (ion_auto_move()), and otherwise fails the attach with -ERANGE: the
+ * backing is never moved under a mapping and DMA is never silently
+ * bounced.
  *
  * Deferred buffers could promise more memory than there is: the heap
  * refuses (-ENOMEM) a buffer that would take the bytes promised by its
@@ -54,6 +58,7 @@ static atomic64_t ion_auto_committed;
 static atomic64_t ion_auto_backed_bytes;
 static atomic_t ion_auto_backed_kind[ION_AUTO_CONTIG + 1];
 static atomic64_t ion_auto_failures;
+static atomic64_t ion_auto_moves;
 static DEFINE_SPINLOCK(ion_auto_fail_lock);	/* ion_auto_last_failure */
 static char ion_auto_last_failure[96];
 
@@ -83,6 +88,7 @@ static int ion_auto_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	}
 	INIT_LIST_HEAD(&ab->devs);
 	ab->why = "no first use yet";
+	ab->sum.limit = U64_MAX;
 	buffer->priv_virt = ab;
 	return 0;
 }
@@ -102,11 +108,13 @@ static struct sg_table *ion_auto_map_dma(struct ion_heap *heap,
 	struct ion_auto_buffer *ab = buffer->priv_virt;
 	int ret;
 
-	ret = ion_auto_back(buffer, ab);
+	ret = ion_auto_back(buffer, ab, NULL);
 	if (ret) {
+		ab->fail = ab->why;
 		ion_auto_note_failure(ab->why, ret);
 		return ERR_PTR(ret);
 	}
+	ab->fail = NULL;
 	atomic64_add(buffer->size, &ion_auto_backed_bytes);
 	atomic_inc(&ion_auto_backed_kind[ab->kind]);
 	return &ab->sgt;
@@ -133,6 +141,29 @@ static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
 	d->seg_boundary = dma_get_seg_boundary(dev);
 	d->limit = d->translated ? U64_MAX :
 		   min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
+}
+
+/* Collate the attached devices' constraints for debugfs. */
+static void ion_auto_summarize(struct ion_auto_buffer *ab)
+{
+	struct ion_auto_sum sum = { .limit = U64_MAX };
+	struct ion_auto_dev *d;
+
+	list_for_each_entry(d, &ab->devs, node) {
+		sum.devs++;
+		sum.noncoherent += !d->coherent;
+		if (!sum.max_seg || d->max_seg < sum.max_seg)
+			sum.max_seg = d->max_seg;
+		if (d->translated)
+			continue;
+		sum.direct++;
+		sum.limit = min(sum.limit, d->limit);
+	}
+	WRITE_ONCE(ab->sum.devs, sum.devs);
+	WRITE_ONCE(ab->sum.direct, sum.direct);
+	WRITE_ONCE(ab->sum.limit, sum.limit);
+	WRITE_ONCE(ab->sum.max_seg, sum.max_seg);
+	WRITE_ONCE(ab->sum.noncoherent, sum.noncoherent);
 }
 
 static struct ion_auto_dev *ion_auto_find(struct ion_auto_buffer *ab,
@@ -162,25 +193,64 @@ static int ion_auto_attach(struct ion_heap *heap, struct ion_buffer *buffer,
 		return -ENOMEM;
 	ion_auto_record(d, dev);
 	if (ab->kind != ION_AUTO_WAITING && !ion_auto_fits(ab, d, &why)) {
+		ab->fail = why;
 		ion_auto_note_failure(why, -ERANGE);
 		put_device(d->dev);
 		kfree(d);
 		return -ERANGE;
 	}
 	list_add_tail(&d->node, &ab->devs);
+	ion_auto_summarize(ab);
 	return 0;
 }
 
 static void ion_auto_detach(struct ion_heap *heap, struct ion_buffer *buffer,
 			    struct device *dev)
 {
-	struct ion_auto_dev *d = ion_auto_find(buffer->priv_virt, dev);
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	struct ion_auto_dev *d = ion_auto_find(ab, dev);
 
 	if (WARN_ON_ONCE(!d) || --d->count)
 		return;
 	list_del(&d->node);
 	put_device(d->dev);
 	kfree(d);
+	ion_auto_summarize(ab);
+}
+
+/*
+ * @dev did not fit the backing and nothing has the buffer mapped: list it
+ * and move the backing (ion_auto_move()).
+ */
+static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
+					 struct ion_buffer *buffer,
+					 struct device *dev)
+{
+	struct ion_auto_buffer *ab = buffer->priv_virt;
+	enum ion_auto_kind old = ab->kind;
+	struct ion_auto_dev *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	ion_auto_record(d, dev);
+	list_add_tail(&d->node, &ab->devs);
+	ret = ion_auto_move(buffer, ab);
+	if (ret) {
+		ion_auto_note_failure(ab->fail, ret);
+		list_del(&d->node);
+		put_device(d->dev);
+		kfree(d);
+		return ERR_PTR(ret);
+	}
+	ab->fail = NULL;
+	WRITE_ONCE(ab->moves, ab->moves + 1);
+	ion_auto_summarize(ab);
+	atomic64_inc(&ion_auto_moves);
+	atomic_dec(&ion_auto_backed_kind[old]);
+	atomic_inc(&ion_auto_backed_kind[ab->kind]);
+	return &ab->sgt;
 }
 
 static int ion_auto_phys(struct ion_heap *heap, struct ion_buffer *buffer,
@@ -208,10 +278,40 @@ static void ion_auto_debug_show(struct ion_heap *heap, struct seq_file *s)
 			   atomic_read(&ion_auto_backed_kind[k]));
 	seq_printf(s, "auto_failures: %lld\n",
 		   atomic64_read(&ion_auto_failures));
+	seq_printf(s, "auto_moves: %lld\n", atomic64_read(&ion_auto_moves));
 	spin_lock(&ion_auto_fail_lock);
 	seq_printf(s, "auto_last_failure: %s\n",
 		   ion_auto_last_failure[0] ? ion_auto_last_failure : "none");
 	spin_unlock(&ion_auto_fail_lock);
+}
+
+/*
+ * A buffer's row in debugfs: its state and backing, the constraints of
+ * the devices attached now (their number, those without an IOMMU, the
+ * smallest DMA mask of those, whether one contiguous range is needed,
+ * the smallest segment, the non-coherent ones), the moves, why that
+ * backing and the constraint the last failure could not meet.
+ */
+static void ion_auto_debug_buffer(struct ion_heap *heap,
+				  struct ion_buffer *buffer, char *buf,
+				  size_t len)
+{
+	const struct ion_auto_buffer *ab = buffer->priv_virt;
+	enum ion_auto_kind kind = READ_ONCE(ab->kind);
+	const char *fail = READ_ONCE(ab->fail);
+	u64 limit = READ_ONCE(ab->sum.limit);
+	unsigned int direct = READ_ONCE(ab->sum.direct);
+	char mask[24] = "none";
+
+	if (limit != U64_MAX)
+		snprintf(mask, sizeof(mask), "%#llx", limit);
+	snprintf(buf, len,
+		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u | why: %s | failed: %s",
+		 kind == ION_AUTO_WAITING ? "waiting" : "backed",
+		 kind == ION_AUTO_WAITING ? "-" : ion_auto_kind_name(kind),
+		 READ_ONCE(ab->sum.devs), direct, mask, direct ? "yes" : "no",
+		 READ_ONCE(ab->sum.max_seg), READ_ONCE(ab->sum.noncoherent),
+		 READ_ONCE(ab->moves), READ_ONCE(ab->why), fail ? fail : "-");
 }
 
 static const struct ion_heap_ops ion_auto_heap_ops = {
@@ -222,7 +322,9 @@ static const struct ion_heap_ops ion_auto_heap_ops = {
 	.unmap_dma = ion_auto_unmap_dma,
 	.attach = ion_auto_attach,
 	.detach = ion_auto_detach,
+	.move = ion_auto_move_op,
 	.debug_show = ion_auto_debug_show,
+	.debug_buffer = ion_auto_debug_buffer,
 };
 
 static struct ion_heap ion_auto_heap = {

@@ -179,8 +179,9 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @owner:	  name of the client that allocated it (a reference: the
  *		  buffer may outlive the client)
  * @handle_count: clients holding a handle to this buffer
- * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr
- *		  and the lazy setup of @base.sg_table through map_dma
+ * @lock:	  protects @attachments, @attach_count, @kmap_count, @vaddr,
+ *		  @map_count, @mmap_count, @pin_count, @phys_pinned and the
+ *		  lazy setup (or move) of @base.sg_table through the heap
  * @attachments:  &struct ion_attachment of every attached device; changed
  *		  under @lock and &ion_device.stats_lock both, so either is
  *		  enough to walk it (debugfs walks it under the spinlock)
@@ -188,6 +189,10 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  *		  by the CPU access of an uncached buffer)
  * @kmap_count:	  users of the kernel mapping @vaddr
  * @vaddr:	  the kernel mapping, while @kmap_count > 0
+ * @map_count:	  attachments DMA-mapped, or being mapped or unmapped
+ * @mmap_count:	  user mappings (VMAs) of the buffer
+ * @pin_count:	  kernel clients' handles holding a copy of the sg table
+ * @phys_pinned:  ion_phys() gave the physical address out (for good)
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
  * @uid:	  the user charged for the buffer (ion_quota.c)
  * @oom_mm:	  the address space whose RSS counts the buffer, or NULL
@@ -218,6 +223,10 @@ struct ion_core_buffer {
 	unsigned int attach_count;
 	unsigned int kmap_count;
 	void *vaddr;
+	unsigned int map_count;
+	unsigned int mmap_count;
+	unsigned int pin_count;
+	bool phys_pinned;
 	bool heap_mapped_dma;
 	kuid_t uid;
 	struct mm_struct *oom_mm;
@@ -372,6 +381,11 @@ struct ion_core_buffer *ion_buffer_create_in(struct ion_device *dev,
 void ion_buffer_release(struct dma_buf *dmabuf);
 struct sg_table *__ion_buffer_sg_table(struct ion_core_buffer *buffer);
 struct sg_table *ion_buffer_sg_table(struct ion_core_buffer *buffer);
+bool ion_buffer_mapped(struct ion_core_buffer *buffer);
+struct sg_table *ion_buffer_sg_table_copy(struct ion_core_buffer *buffer);
+void ion_buffer_sg_table_put(struct ion_core_buffer *buffer,
+			     struct sg_table *sgt);
+int ion_buffer_move(struct ion_core_buffer *buffer, struct device *dev);
 int ion_buffer_back_lazy(struct ion_core_buffer *buffer);
 void *ion_buffer_kmap(struct ion_core_buffer *buffer);
 void ion_buffer_kunmap(struct ion_core_buffer *buffer);
@@ -408,6 +422,7 @@ int ion_dmabuf_sync_fd(int fd);
 void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
 			size_t len);
 
+void ion_dmabuf_drop_tables(struct ion_core_buffer *buffer);
 /* ion_dmabuf_mmap.c: dma_buf_ops.mmap (ion_dmabuf.c) */
 int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma);
 

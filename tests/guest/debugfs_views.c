@@ -11,7 +11,7 @@
 
 static const char *const heap_cols[] = {
 	"buffer", "ino", "size", "flags", "owner", "handles", "attachments",
-	"name", "orphan", "devices",
+	"name", "orphan", "devices", "detail",
 };
 
 static const char *const client_cols[] = {

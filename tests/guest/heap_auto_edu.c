@@ -19,8 +19,10 @@
  *   system-heap buffers, 1 MiB then 64 KiB ones (until the page allocator
  *   gives one above edu's mask), so "below the mask" is a choice ion made,
  *   not luck;
- * - edu attaching late to a scattered CPU-first buffer is refused with
- *   ERANGE (never moved, never bounced), and debugfs says why;
+ * - edu attaching late to a scattered CPU-first buffer that is mmapped is
+ *   refused with ERANGE (never moved, never bounced), and debugfs says
+ *   why; once nothing maps it, the same attach moves it below edu's mask
+ *   (contents kept, an edu round trip data-checked);
  * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
  *   chunks and the round trip still works;
  * - auto_commit_pct bounds what live buffers may promise.
@@ -50,6 +52,33 @@ static long long auto_num(const char *key)
 static int auto_alloc(int ion, size_t len, unsigned int flags)
 {
 	return ht_alloc(ion, len, 0, ION_HEAP_AUTO_ID, flags);
+}
+
+/*
+ * Does the "detail" cell of @buf's row in the auto heap's file hold each
+ * of @want (up to four strings, "" for none)?  Prints the cell.
+ */
+static int detail_has(int buf, const char *w0, const char *w1,
+		      const char *w2, const char *w3)
+{
+	const char *want[] = { w0, w1, w2, w3 };
+	const char *cell;
+	struct it_dfs d;
+	int row, ok = 0;
+	unsigned int i;
+
+	if (it_dfs_load_heap(&d, AUTO) < 0)
+		return 0;
+	row = it_dfs_find_ino(&d, buf);
+	cell = row < 0 ? NULL : it_dfs_cell(&d, row, "detail");
+	if (cell) {
+		tap_diag("detail: %s", cell);
+		ok = 1;
+		for (i = 0; i < IT_ARRAY_SIZE(want); i++)
+			ok &= strstr(cell, want[i]) != NULL;
+	}
+	it_dfs_free(&d);
+	return ok;
 }
 
 static void heap_case(const struct it_heaps *hs)
@@ -88,6 +117,9 @@ static void unused_case(int ion)
 	       "never used: MemFree drops by less than a quarter of its size");
 	tap_ok(it_buffer_in_heap(buf, AUTO) == 1,
 	       "listed in the auto heap's debugfs file");
+	tap_ok(detail_has(buf, "state=waiting backing=- devs=0 direct=0 mask=none",
+			  "why: no first use yet | failed: -", "", ""),
+	       "never used: debugfs detail says waiting, no device");
 	p = ht_map(buf, len);
 	tap_ok(p && auto_num("auto_backed_bytes") == backed0,
 	       "mmap alone backs nothing");
@@ -151,6 +183,10 @@ static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
 	ht_cpu_end(buf);
 	tap_ok(auto_num("auto_backed_system") == sys0 + 1,
 	       "%s: CPU first: system backing (debugfs)", cname);
+	tap_ok(detail_has(buf, "state=backed backing=system devs=0",
+			  "why: no device attached at first use (CPU first)",
+			  "", ""),
+	       "%s: CPU first: debugfs detail says backed, system, why", cname);
 	if (!info->has_edu) {
 		tap_skip("late edu attach", "no edu device");
 		goto out;
@@ -355,6 +391,91 @@ static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
 	close(buf);
 }
 
+/*
+ * edu attaching late to a CPU-first buffer of two chunks (scattered, and
+ * in the plain boot above edu's mask): refused with ERANGE while the
+ * buffer is mmapped; once unmapped, the backing moves below edu's mask in
+ * one range, the contents kept, and an edu round trip is data-checked.
+ */
+static void move_case(int tfd, const struct ion_test_info *info, int ion,
+		      const char *cname, unsigned int flags, int high)
+{
+	const size_t len = LEN + 4096;	/* a 64 KiB chunk and a 4 KiB one */
+	unsigned long long top = 1ULL << info->dma_bits;
+	long long moves0 = auto_num("auto_moves");
+	struct ion_test_import imp, cl;
+	struct ion_test_dma d;
+	unsigned char *p, *exp;
+	char mask[64];
+	int buf, ret;
+
+	buf = ht_alloc_map(ion, len, ION_HEAP_AUTO_ID, flags, &p);
+	if (!tap_ok(buf >= 0, "%s move: CPU-first buffer mapped", cname))
+		return;
+	it_fill(p, len, 23);
+	ht_cpu_end(buf);
+	ret = ht_import(tfd, buf, ION_TEST_MODE_CLIENT, &cl);
+	if (!ret)
+		ht_release(tfd, cl.slot);
+	tap_diag("%s move: CPU-first backing at 0x%llx, %u chunk(s)", cname,
+		 cl.cpu_phys, cl.cpu_segs);
+	tap_ok(!ret && cl.cpu_segs == 2, "%s move: CPU first: two chunks",
+	       cname);
+	if (high)
+		tap_ok(!ret && cl.cpu_phys + LEN > top,
+		       "%s move: CPU first: above edu's mask", cname);
+	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
+	if (!ret)
+		ht_release(tfd, imp.slot);
+	tap_ok(!ret && imp.dma_err == -ERANGE &&
+	       auto_num("auto_moves") == moves0,
+	       "%s move: edu attaching while mmapped: ERANGE, not moved",
+	       cname);
+	tap_ok(detail_has(buf, "backing=system devs=0", "moves=0",
+			  "failed: late attach: backing ", ""),
+	       "%s move: debugfs detail names the constraint not met", cname);
+	munmap(p, len);
+	p = NULL;
+	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
+	if (!tap_ok(!ret && !imp.dma_err,
+		    "%s move: edu attaching once unmapped: mapped (%d)", cname,
+		    ret ? ret : imp.dma_err))
+		goto out;
+	tap_diag("%s move: now 0x%llx..0x%llx, %u segment(s)", cname,
+		 imp.cpu_phys, imp.phys_end, imp.dma_segs);
+	tap_ok(auto_num("auto_moves") == moves0 + 1,
+	       "%s move: moved (debugfs auto_moves)", cname);
+	snprintf(mask, sizeof(mask), "mask=%#llx contig=yes", top - 1);
+	tap_ok(detail_has(buf, "state=backed backing=contiguous devs=1 direct=1",
+			  mask, "moves=1", "failed: -"),
+	       "%s move: debugfs detail: contiguous, edu's constraints, moved",
+	       cname);
+	tap_ok(imp.phys_end && imp.phys_end <= top &&
+	       imp.phys_end - imp.cpu_phys == len,
+	       "%s move: now one range below edu's %u-bit mask", cname,
+	       info->dma_bits);
+	p = ht_map(buf, len);
+	exp = malloc(len);
+	if (!tap_ok(p && exp, "%s move: mapped again", cname))
+		goto out_release;
+	it_fill(exp, len, 23);
+	ht_cpu_begin(buf);
+	tap_ok(!memcmp(p, exp, len), "%s move: contents preserved", cname);
+	ht_cpu_end(buf);
+	ret = ht_edu_copy(tfd, imp.slot, SRC_OFF, imp.slot, DST_OFF, XFER, &d);
+	memcpy(exp + DST_OFF, exp + SRC_OFF, XFER);
+	ht_cpu_begin(buf);
+	tap_ok(!ret && !memcmp(p, exp, len),
+	       "%s move: edu round trip in the moved buffer, data checked",
+	       cname);
+	ht_cpu_end(buf);
+out_release:
+	free(exp);
+	ht_release(tfd, imp.slot);
+out:
+	ht_buf_drop(buf, p, len);
+}
+
 /* auto_commit_pct bounds the bytes live buffers promise. */
 static void commit_case(int ion)
 {
@@ -430,6 +551,12 @@ int main(void)
 		edu_first_case(ion, tfd, &info, cname, flags,
 			       ION_TEST_MODE_PROBE_EDU);
 	}
+	/* Before system_side_case(), whose held buffers may take every fd. */
+	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes) && !info.iommu; m++)
+		move_case(tfd, &info, ion, ht_cache_modes[m].name,
+			  ht_cache_modes[m].flags, above != 0);
+	if (info.iommu)
+		tap_skip("late attach moves", "edu behind an IOMMU fits any backing");
 	system_side_case(ion, tfd, &info);
 	release_held();
 out:

@@ -212,6 +212,32 @@ check_eq "stat: bytes and buffers back to $stat0 / $buf0" \
 check "debugfs: no client file of either holder left" \
 	[ ! -e $D/clients/ionctl-$p1 -a ! -e $D/clients/ionctl-$p2 ]
 
+# ---- the auto heap's detail: a never-used buffer is waiting -------------------
+AUTO=ion_auto_heap
+if [ -e $D/heaps/$AUTO ]; then
+	ionctl alloc --heap $AUTO --size 1M --hold > $T/hold4 2>&1 &
+	p4=$!
+	pids="$p4"
+	wait_for $T/hold4 '^holding' || diag "$(cat $T/hold4)"
+	ino4=$(sed -n 's/.* ino \([0-9]*\)$/\1/p' $T/hold4)
+	id4=$(dfs_cell $D/heaps/$AUTO ino "$ino4" buffer)
+	run buffers --heap $AUTO
+	row=$(awk -v id="$id4" '$1 == id' $T/out)
+	diag "buffers --heap $AUTO: $row"
+	check "buffers --heap $AUTO: DETAIL says the held buffer waits, no device" \
+		sh -c "[ $rc = 0 ] && head -1 $T/out | grep -q 'DETAIL\$' &&
+		       echo '$row' | grep -q 'state=waiting backing=- devs=0 .*why: no first use yet'"
+	run --json buffers
+	o=$(json_obj $T/out "\"ino\": $ino4")
+	check "--json buffers: the auto buffer's detail as debugfs" \
+		sh -c "echo '$o' | grep -q '\"detail\": \"state=waiting '"
+	kill -TERM $p4
+	wait $p4
+	pids=""
+else
+	skip "buffers: the auto heap's detail" "no auto heap"
+fi
+
 # ---- no row limit: more buffers than any fixed table holds --------------------
 # ionctl once stopped at 4096 rows of a debugfs table without a word; every
 # row must be listed however many there are.

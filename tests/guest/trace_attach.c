@@ -6,12 +6,16 @@
  * with dir=bidirectional and nents equal to the DMA segments ion_test
  * counted, and on release ion_unmap and ion_detach; the device named is
  * edu (its sysfs vendor and device ids).  vgem's PRIME import: ion_attach
- * with dev=vgem, ion_detach after GEM_CLOSE.
+ * with dev=vgem, ion_detach after GEM_CLOSE.  The auto heap's
+ * ion_backing: once at edu's first use (its mask, the backing chosen), at
+ * a CPU first use (system), and cause=move with edu's name when edu
+ * attaches late to an unmapped CPU-first buffer.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "heap_util.h"
@@ -70,6 +74,86 @@ static int find_edu(const char *text, const char *ino, char *dev,
 	return -ENOENT;
 }
 
+/*
+ * The auto buffer edu mapped first: one ion_backing at its first use,
+ * with edu's mask among the constraints and the backing it chose.
+ */
+static void backing_first_case(const char *text, const char *ino,
+			       const struct ion_test_info *info)
+{
+	char mask[48];
+	const char *const f[] = {
+		"cause=first_use", "dev=-", ino, "ret=0", "state=backed",
+		info->iommu ? "backing=scattered" : "backing=contiguous",
+		info->iommu ? "mask=none" : mask, NULL,
+	};
+
+	snprintf(mask, sizeof(mask), "mask=%#llx",
+		 (1ULL << info->dma_bits) - 1);
+	expect(text, "ion_backing", f,
+	       "ion_backing: first use by edu, its mask, the backing chosen");
+	tap_ok(tr_count(text, "ion_backing", f + 2) == 1,
+	       "ion_backing: once for the buffer");
+}
+
+/*
+ * A CPU-first auto buffer of two chunks (system backing), unmapped, then
+ * edu attaching: the backing moves, and ion_backing says so with edu's
+ * name.  Behind an IOMMU edu fits any backing: no move.
+ */
+static void backing_move_case(int ion)
+{
+	const size_t len = (64 << 10) + 4096;
+	char ino[48], dev[96], mask[48], *text = NULL;
+	const char *const first[] = {
+		"cause=first_use", ino, "ret=0", "backing=system", NULL,
+	};
+	const char *const moved[] = {
+		"cause=move", dev, ino, "ret=0", "backing=contiguous", mask,
+		"moves=1", NULL,
+	};
+	struct ion_test_info info;
+	struct ion_test_import imp;
+	int tfd = ht_test_open(), fd = -1;
+	unsigned char *p;
+
+	if (tfd < 0 || ht_test_info(tfd, &info) || !info.has_edu ||
+	    info.iommu) {
+		tap_skip("ion_backing on a move", "no edu, or edu behind an IOMMU");
+		goto out;
+	}
+	tr_clear(&inst);
+	fd = ht_alloc_map(ion, len, ION_HEAP_AUTO_ID, ION_FLAG_CACHED, &p);
+	if (!tap_ok(fd >= 0, "CPU-first auto buffer mapped"))
+		goto out;
+	snprintf(ino, sizeof(ino), "ino=%lu", it_ino(fd));
+	ht_cpu_end(fd);
+	munmap(p, len);
+	text = tr_read(&inst);
+	expect(text, "ion_backing", first,
+	       "ion_backing: CPU first use, system backing");
+	free(text);
+	tr_clear(&inst);
+	if (!tap_ok(!ht_import(tfd, fd, ION_TEST_MODE_EDU_FIRST, &imp) &&
+		    !imp.dma_err, "edu attaches late to the unmapped buffer"))
+		goto out;
+	text = tr_read(&inst);
+	snprintf(mask, sizeof(mask), "mask=%#llx", (1ULL << info.dma_bits) - 1);
+	if (text && !find_edu(text, ino, dev + 4, sizeof(dev) - 4))
+		memcpy(dev, "dev=", 4);
+	else
+		snprintf(dev, sizeof(dev), "dev=?");
+	expect(text, "ion_backing", moved,
+	       "ion_backing: cause=move by edu, contiguous below its mask");
+	free(text);
+	ht_release(tfd, imp.slot);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+}
+
 static void edu_case(int ion, unsigned int heap_id, unsigned int mode)
 {
 	char ino[48], d[96], nents[32], *text;
@@ -106,6 +190,8 @@ static void edu_case(int ion, unsigned int heap_id, unsigned int mode)
 	snprintf(nents, sizeof(nents), "nents=%u", imp.dma_segs);
 	expect(text, "ion_map", map,
 	       "ion_map: edu, dir=bidirectional, nents as mapped");
+	if (heap_id == ION_HEAP_AUTO_ID)
+		backing_first_case(text, ino, &info);
 	free(text);
 	tr_clear(&inst);
 	ht_release(tfd, imp.slot);
@@ -177,6 +263,7 @@ int main(void)
 	 */
 	if (it_heap_find(&hs, ION_AUTO_HEAP_NAME)) {
 		edu_case(ion, ION_HEAP_AUTO_ID, ION_TEST_MODE_EDU_FIRST);
+		backing_move_case(ion);
 	} else {
 		dma = it_heap_find(&hs, ION_DMA_HEAP_NAME);
 		edu_case(ion, dma ? dma->heap_id : 0, ION_TEST_MODE_DMABUF);

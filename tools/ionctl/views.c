@@ -195,17 +195,18 @@ static void show_buffer_row(const char *heap, const struct ion_dbg_file *f,
 		return;
 	}
 	if (first)
-		printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n", "BUFFER",
+		printf("%6s %-22s %9s %-6s %-20s %7s %7s %-12s %s\n", "BUFFER",
 		       "HEAP", "SIZE", "FLAGS", "OWNER", "HANDLES", "ATTACH",
-		       "NAME");
-	printf("%6s %-22s %9s %-6s %-20s %7s %7s %s\n",
+		       "NAME", "DETAIL");
+	printf("%6s %-22s %9s %-6s %-20s %7s %7s %-12s %s\n",
 	       ion_dbg_cell_by_name(f, r, "buffer"), heap,
 	       human(ion_dbg_cell_by_name(f, r, "size"), b, sizeof(b)),
 	       ion_dbg_cell_by_name(f, r, "flags"),
 	       ion_dbg_cell_by_name(f, r, "owner"),
 	       ion_dbg_cell_by_name(f, r, "handles"),
 	       ion_dbg_cell_by_name(f, r, "attachments"),
-	       ion_dbg_cell_by_name(f, r, "name"));
+	       ion_dbg_cell_by_name(f, r, "name"),
+	       ion_dbg_cell_by_name(f, r, "detail"));
 }
 
 static void show_buffers(const char *heap, const struct ion_dbg_file *f,

@@ -52,10 +52,16 @@ struct vm_area_struct;
  *   page pool, or an allocation takes one out.
  * - ``ion_pool_shrink``: the pools' shrinker (reclaim, drop_caches) ran.
  *
- * Reserved: a ``ion_backing_chosen`` event belongs here when delayed
- * allocation lands (a buffer's backing chosen at its first attach): the
- * buffer's id and ino, the heap chosen, the device whose constraints
- * chose it, and the latency, in the class of ``ion_attach``.
+ * - ``ion_backing``: a deferred heap's backing chosen (delayed
+ *   allocation): ``cause=first_use`` at the first use that needs memory
+ *   (map_dma), ``cause=move`` when a device attaching late moves it (with
+ *   that device's name; ``dev=-`` otherwise); heap, buffer id and ino,
+ *   size, the result (0 or -errno) and the latency in nanoseconds
+ *   (measured only while the event is enabled), then the heap's own line
+ *   on the buffer as its debugfs ``detail`` column shows it (the auto
+ *   heap's: the backing chosen, the attached devices' smallest DMA mask
+ *   and other constraints, why, and the constraint a failure did not
+ *   meet).  The core fires it, so that a heap needs no buffer ids.
  */
 
 TRACE_DEFINE_ENUM(DMA_BIDIRECTIONAL);
@@ -196,6 +202,38 @@ DEFINE_EVENT(ion_map_class, ion_unmap,
 		 const struct device *dev, enum dma_data_direction dir,
 		 const struct sg_table *sgt),
 	TP_ARGS(buffer, dev, dir, sgt));
+
+TRACE_EVENT(ion_backing,
+	TP_PROTO(const struct ion_core_buffer *buffer, const char *cause,
+		 const struct device *dev, int ret, u64 latency_ns,
+		 const char *detail),
+	TP_ARGS(buffer, cause, dev, ret, latency_ns, detail),
+	TP_STRUCT__entry(
+		__string(heap, ion_trace_heap_name(buffer))
+		__string(cause, cause)
+		__string(dev, dev ? dev_name(dev) : "-")
+		__string(detail, detail)
+		__field(u64, size)
+		__field(u64, id)
+		__field(unsigned long, ino)
+		__field(int, ret)
+		__field(u64, latency_ns)
+	),
+	TP_fast_assign(
+		ion_trace_assign_str(heap, ion_trace_heap_name(buffer));
+		ion_trace_assign_str(cause, cause);
+		ion_trace_assign_str(dev, dev ? dev_name(dev) : "-");
+		ion_trace_assign_str(detail, detail);
+		ion_trace_buffer_ids(buffer, &__entry->size, &__entry->id,
+				     &__entry->ino);
+		__entry->ret = ret;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("heap=%s cause=%s dev=%s size=%llu id=%llu ino=%lu ret=%d latency_ns=%llu %s",
+		  __get_str(heap), __get_str(cause), __get_str(dev),
+		  __entry->size, __entry->id, __entry->ino, __entry->ret,
+		  __entry->latency_ns, __get_str(detail))
+);
 
 TRACE_EVENT(ion_mmap,
 	TP_PROTO(const struct ion_core_buffer *buffer,
