@@ -151,7 +151,7 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	 * fault at a time (vmf_insert_pfn() BUGs on it): it backs the buffer
 	 * now and is mapped whole, as every other buffer is.
 	 */
-	if (!is_cow_mapping(vma->vm_flags) && heap->ops->attach &&
+	if (!ion_vma_is_cow(vma) && heap->ops->attach &&
 	    !buffer->base.sg_table) {
 		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
 			     VM_DONTDUMP);

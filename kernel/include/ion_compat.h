@@ -164,6 +164,15 @@ static inline void ion_mm_counter_add(struct mm_struct *mm, int member,
 #endif
 }
 
+/*
+ * 7.x: is_cow_mapping(vm_flags) gave way to vma_is_cow_mapping(vma).
+ * Both mean a private mapping that may become writable; so does this.
+ */
+static inline bool ion_vma_is_cow(const struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
+
 /* 6.18: an mm's flags are read through mm_flags_test(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0)
 #define ion_mm_flags_test(flag, mm)	test_bit(flag, &(mm)->flags)
