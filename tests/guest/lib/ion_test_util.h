@@ -332,8 +332,8 @@ long long it_buffer_num_ino(unsigned long ino, const char *heap,
 /*
  * Does the "devices" column (Documentation/debugfs.rst) of the row of the
  * dma-buf behind @buf_fd in heap @heap's debugfs file list a device named
- * @name without a driver (an item "@name") or one whose driver is @name
- * (an item ending in "(@name)")?  1 yes, 0 no (a diagnostic shows the
+ * @name (an item "@name", or "@name(driver)") or one whose driver is
+ * @name (an item ending in "(@name)")?  1 yes, 0 no (a diagnostic shows the
  * column), -1 when the heap does not list the buffer.
  */
 int it_buffer_has_device(int buf_fd, const char *heap, const char *name);

@@ -231,9 +231,11 @@ int it_buffer_has_device(int buf_fd, const char *heap, const char *name)
 	list = v ? strdup(v) : NULL;
 	for (item = list ? strtok_r(list, ",", &save) : NULL; item;
 	     item = strtok_r(NULL, ",", &save)) {
-		size_t l = strlen(item), k = strlen(want);
+		size_t l = strlen(item), k = strlen(want), n = strlen(name);
 
+		/* "device", "device(driver)" or "...(name)" */
 		if (!strcmp(item, name) ||
+		    (!strncmp(item, name, n) && item[n] == '(') ||
 		    (l > k && !strcmp(item + l - k, want)))
 			ret = 1;
 	}
