@@ -393,7 +393,7 @@ static void system_side_case(int ion, int tfd, const struct ion_test_info *info)
 
 /*
  * edu attaching late to a CPU-first buffer of two chunks (scattered, and
- * in the plain boot above edu's mask): refused with ERANGE while the
+ * in the plain boot often above edu's mask): refused with ERANGE while the
  * buffer is mmapped; once unmapped, the backing moves below edu's mask in
  * one range, the contents kept, and an edu round trip is data-checked.
  */
@@ -421,9 +421,14 @@ static void move_case(int tfd, const struct ion_test_info *info, int ion,
 		 cl.cpu_phys, cl.cpu_segs);
 	tap_ok(!ret && cl.cpu_segs == 2, "%s move: CPU first: two chunks",
 	       cname);
+	/*
+	 * Scattered is what edu (no IOMMU) cannot take; where the system
+	 * heap put the chunks (above or below edu's mask) varies with the
+	 * run before, so it is only told.
+	 */
 	if (high)
-		tap_ok(!ret && cl.cpu_phys + LEN > top,
-		       "%s move: CPU first: above edu's mask", cname);
+		tap_diag("%s move: first chunk %s edu's mask", cname,
+			 cl.cpu_phys + LEN > top ? "above" : "below");
 	ret = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &imp);
 	if (!ret)
 		ht_release(tfd, imp.slot);
