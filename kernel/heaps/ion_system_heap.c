@@ -9,27 +9,24 @@
  * orders are tried without retrying or warning, so fragmentation only
  * makes the buffer coarser, never the allocator loud.  Single pages are
  * asked for with __GFP_RETRY_MAYFAIL: reclaim as needed, but fail with
- * -ENOMEM instead of invoking the OOM killer (which could only kill
- * bystanders: ion memory belongs to no process's RSS).  A request bigger
- * than half of RAM does not even reclaim hard, so it fails fast.
+ * -ENOMEM rather than invoke the OOM killer.  A request bigger than half
+ * of RAM does not even reclaim hard, so it fails fast.
  *
  * Each sg entry is exactly one chunk, so the order of a chunk is known
  * again from its length on free.  Every chunk is first asked of the page
- * pools (ion_chunk_pool.h), cached and uncached apart, which hold chunks of
- * earlier buffers zeroed again; only when the pool of that order is empty
- * does the buddy allocator give one (zeroed there: init_on_alloc, or
- * __GFP_ZERO).  An uncached buffer switches only its fresh chunks to
- * write-combined: pooled uncached chunks still are (x86 cuts them from
- * converted 2 MiB blocks instead, ion_cache_x86_block.c).  A buffer of exactly
- * one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
- * with no chunk lists and uses the one-entry table in the buffer itself;
- * a larger one takes its table from the pools, and on free the table goes
- * back to them with the chunks.  When the pools cannot cover a large
- * buffer, idle CPUs may help fill it (ion_parallel.c, opt-in with the
- * parallel_helpers parameter): the zeroing of its fresh chunks, most of
- * the cost, is shared out.  The pools zero freed chunks on their worker
- * thread (or give them back to the buddy allocator: when full, or for an
- * isolated free of a small cached buffer).
+ * pools (ion_chunk_pool.h), cached and uncached apart, which hold chunks
+ * of earlier buffers zeroed again; only when the pool of that order is
+ * empty does the buddy allocator give one (zeroed there: init_on_alloc, or
+ * __GFP_ZERO).  An uncached buffer converts only its fresh chunks (x86
+ * cuts them from converted 2 MiB blocks, ion_cache_x86_block.c).  A buffer
+ * of one chunk (4 KiB, 64 KiB, 1 MiB: the common sizes) takes a short path
+ * with no chunk lists and the one-entry table in the buffer itself; a
+ * larger one takes its table from the pools and gives it back on free.
+ * When the pools cannot cover a large buffer, idle CPUs may help fill it
+ * (ion_parallel.c, opt-in with the parallel_helpers parameter): the
+ * zeroing of its fresh chunks, most of the cost, is shared out.  The pools
+ * zero freed chunks on their worker thread (or give them back to the buddy
+ * allocator: when full, or for an isolated free of a small cached buffer).
  *
  * User mappings: the core remaps each chunk.  No phys op: not contiguous.
  */
