@@ -88,7 +88,9 @@ boot() {
 		args+=(-device intel-iommu)
 		append+=" intel_iommu=on iommu=nopt intremap=off"
 	elif [ "$iommu" = swiotlb ]; then
-		append+=" swiotlb=force"
+		# 7.x keeps swiotlb's high-water mark only when asked; a
+		# second swiotlb= keeps force (older kernels ignore it).
+		append+=" swiotlb=force swiotlb=track_hiwater"
 		# x86: edu's default 28 bits miss swiotlb's buffer at the top
 		# of the low 4 GiB (busybox modprobe takes ion_test.* options
 		# from the command line); edu gets 32 below.
