@@ -9,8 +9,10 @@
  * its times knob is back to 0, no fd, handle or buffer is left (fd table,
  * the client's handles, the debugfs summary), and the next allocation of
  * the same size from that heap, where a buffer full of a pattern was just
- * freed, is all zeroes.  attach and map through vgem's PRIME import:
- * ENOMEM, no attachment left, the next import works.  kapi through
+ * freed, is all zeroes.  attach through vgem's PRIME import and through
+ * ion_test's probe device, map through the probe device (a driver that
+ * maps at import; vgem does not on 7.x): ENOMEM, no attachment left, the
+ * next import works.  kapi through
  * ion_test's ION_TEST_IOC_KAPI: only its ion_alloc() check fails, and
  * nothing is left.  Last, with every knob back to 0, the static key is
  * off again and allocations succeed.
@@ -167,11 +169,54 @@ static void alloc_case(int ion, const char *step, const struct it_heap *kh,
 	       "same size is zeroed", step, kh->name, ways[w].name);
 }
 
-/* attach or map through vgem's import of a buffer of @kh. */
-static void import_case(int ion, int drm, const char *step,
-			const struct it_heap *kh)
+/*
+ * Importers that attach and map a buffer at import: 0 or -errno, and a
+ * token to release it by.  vgem's PRIME import maps it up to 6.x (7.x
+ * maps on first use); ion_test's probe device always does.
+ */
+static int imp_vgem(int drm, int buf, unsigned int *tok)
 {
-	uint32_t gem;
+	return vgem_import(drm, buf, tok);
+}
+
+static void rel_vgem(int drm, unsigned int tok)
+{
+	vgem_close(drm, tok);
+}
+
+static int imp_probe(int tfd, int buf, unsigned int *tok)
+{
+	struct ion_test_import imp;
+	int ret = ht_import(tfd, buf, ION_TEST_MODE_PROBE, &imp);
+
+	if (ret)
+		return ret;
+	*tok = imp.slot;
+	if (imp.dma_err)
+		ht_release(tfd, imp.slot);
+	return imp.dma_err;
+}
+
+static void rel_probe(int tfd, unsigned int tok)
+{
+	ht_release(tfd, tok);
+}
+
+struct importer {
+	const char *name;
+	int (*import)(int dev, int buf, unsigned int *tok);
+	void (*release)(int dev, unsigned int tok);
+};
+
+static const struct importer vgem = { "vgem's import", imp_vgem, rel_vgem };
+static const struct importer probe = { "ion_test's probe import", imp_probe,
+				       rel_probe };
+
+/* attach or map through @im's import (on @dev) of a buffer of @kh. */
+static void import_case(int ion, int dev, const struct importer *im,
+			const char *step, const struct it_heap *kh)
+{
+	unsigned int tok;
 	int buf, ret;
 
 	buf = way_fd(ion, kh);
@@ -179,21 +224,21 @@ static void import_case(int ion, int drm, const char *step,
 		return;
 	if (!tap_ok(!arm_once(step), "%s %s: armed", step, kh->name))
 		goto out_close;
-	ret = vgem_import(drm, buf, &gem);
+	ret = im->import(dev, buf, &tok);
 	if (!ret)
-		vgem_close(drm, gem);
-	tap_ok(ret == -ENOMEM, "%s %s: vgem's import fails with ENOMEM (%s)",
-	       step, kh->name, ret ? strerror(-ret) : "succeeded");
+		im->release(dev, tok);
+	tap_ok(ret == -ENOMEM, "%s %s: %s fails with ENOMEM (%s)", step,
+	       kh->name, im->name, ret ? strerror(-ret) : "succeeded");
 	tap_ok(it_fail_get(step, "hits") == 1 && it_fail_get(step, "times") == 0,
 	       "%s %s: one failure injected, times back to 0", step,
 	       kh->name);
 	tap_ok(iv_attachments(buf, kh->name) == 0,
 	       "%s %s: no attachment left (debugfs)", step, kh->name);
-	ret = vgem_import(drm, buf, &gem);
+	ret = im->import(dev, buf, &tok);
 	tap_ok(!ret, "%s %s: the next import works (%s)", step, kh->name,
 	       ret ? strerror(-ret) : "ok");
 	if (!ret)
-		vgem_close(drm, gem);
+		im->release(dev, tok);
 out_close:
 	close(buf);
 }
@@ -241,7 +286,7 @@ int main(void)
 	const struct it_heap *kh;
 	struct it_heaps hs;
 	unsigned int i, s, w;
-	int ion, drm, ok;
+	int ion, drm, tfd, ok;
 
 	ion = it_setup(&hs);
 	if (access(IT_FAIL_DIR, F_OK)) {
@@ -252,15 +297,21 @@ int main(void)
 		for (i = 0; (kh = it_known_next(&hs, &i)); i++)
 			for (w = 0; w < IT_ARRAY_SIZE(ways); w++)
 				alloc_case(ion, steps[s], kh, w);
+	/* attach: vgem and the probe device; map: the probe device. */
 	drm = open_vgem();
-	for (s = 2; s < 4; s++)
-		for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
-			if (drm < 0) {
-				tap_skip(steps[s], "no vgem");
-				continue;
-			}
-			import_case(ion, drm, steps[s], kh);
-		}
+	tfd = ht_test_open();
+	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
+		if (drm < 0)
+			tap_skip("attach", "no vgem");
+		else
+			import_case(ion, drm, &vgem, "attach", kh);
+		if (!tap_ok(tfd >= 0, "open " HT_TEST_DEV))
+			continue;
+		import_case(ion, tfd, &probe, "attach", kh);
+		import_case(ion, tfd, &probe, "map", kh);
+	}
+	if (tfd >= 0)
+		close(tfd);
 	if (drm >= 0) {
 		close(drm);
 		vgem_unload();

@@ -61,6 +61,12 @@ struct ion_test_info {
 #define ION_TEST_MODE_EDU_FIRST	3
 /* as EDU_FIRST, the probe device (64-bit mask) attached before edu */
 #define ION_TEST_MODE_PROBE_EDU	4
+/*
+ * plain dma-buf importer without edu: the probe device (64-bit mask)
+ * attaches and maps, as a driver does at import; its slot is not edu's
+ * (ION_TEST_IOC_EDU_COPY refuses it)
+ */
+#define ION_TEST_MODE_PROBE	5
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument
@@ -72,10 +78,12 @@ struct ion_test_info {
  * @size:     out: buffer size in bytes
  * @phys:     out: ion_phys() address when @phys_err is 0
  * @cpu_phys: out: physical address of the first page (client mode, else 0)
- * @dma_addr: out: DMA address of the buffer's start for edu, 0 if unmapped
- * @dma_err:  out: 0 when mapped for edu; -ERANGE when edu cannot reach the
+ * @dma_addr: out: DMA address of the buffer's start for edu (the probe
+ *	      device in PROBE mode), 0 if unmapped
+ * @dma_err:  out: 0 when mapped for edu (PROBE: the probe device), else
+ *	      the attach's or map's -errno; -ERANGE when edu cannot reach the
  *	      memory (no IOMMU and pages above its DMA mask: refused before
- *	      anything is mapped); -ENODEV without edu
+ *	      anything is mapped); -ENODEV without edu (not in PROBE mode)
  * @dma_segs: out: DMA-contiguous segments of the mapping
  * @cpu_segs: out: sg entries of the CPU view (client mode, else 0)
  * @reserved: 0

@@ -58,7 +58,8 @@ static int ion_test_xfer(struct ion_test_slot_data *s, u64 off, u32 len,
 
 static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
 {
-	return s->mapped && off <= s->size && len <= s->size - off;
+	return s->mapped && s->mode != ION_TEST_MODE_PROBE &&
+	       off <= s->size && len <= s->size - off;
 }
 
 static void ion_test_sync(struct ion_test_slot_data *s, bool for_device)

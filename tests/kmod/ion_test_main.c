@@ -231,7 +231,7 @@ static void ion_test_phys_range(struct sg_table *sgt,
 /*
  * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
- * device attached first for PROBE_EDU.
+ * device attached first for PROBE_EDU.  PROBE: the probe device alone.
  */
 static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
 				  struct ion_test_import *arg)
@@ -243,6 +243,10 @@ static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
 		return PTR_ERR(s->dmabuf);
 	s->size = s->dmabuf->size;
 	arg->phys_err = -EOPNOTSUPP;
+	if (s->mode == ION_TEST_MODE_PROBE) {
+		arg->dma_err = ion_test_attach(s, &ion_test_probe_dev->dev);
+		return 0;
+	}
 	if (!dev) {
 		arg->dma_err = -ENODEV;
 		return 0;
@@ -299,7 +303,7 @@ static long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE_EDU)
+	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])
