@@ -188,6 +188,13 @@ struct ion_heap_alias {
  *		never goes back to the page allocator: freeing it relieves
  *		no memory pressure, so its buffers count in no process's
  *		RSS for the OOM killer (ion_oom.c)
+ * @whole_maps:	user mappings of its buffers cannot be split: munmap() or
+ *		mprotect() of part of one fails with -EINVAL.  For memory
+ *		that is not System RAM (a carveout on a memmap= range): x86's
+ *		PAT tracks the memory type of such a mapping by its range,
+ *		and kernels before 6.17 lose track of a mapping that was split
+ *		(a partial munmap() leaves a stale entry that conflicts with
+ *		every later mapping or conversion of another type there)
  * @dev:	optional device the heap allocates for (DMA-API heaps); the
  *		heap's @begin_cpu_access / @end_cpu_access do the cache
  *		maintenance for it
@@ -211,6 +218,7 @@ struct ion_heap {
 	const struct ion_heap_ops *ops;
 	u64 size;
 	bool reserved_mem;
+	bool whole_maps;
 	struct device *dev;
 	void *priv;
 	struct module *owner;

@@ -102,14 +102,25 @@ static void ion_dmabuf_vm_close(struct vm_area_struct *vma)
 	mutex_unlock(&buffer->lock);
 }
 
+/* A heap's &ion_heap.whole_maps: no part of a mapping goes alone. */
+static int ion_dmabuf_may_split(struct vm_area_struct *vma,
+				unsigned long addr)
+{
+	struct ion_core_buffer *buffer = vma->vm_private_data;
+
+	return buffer->base.heap->whole_maps ? -EINVAL : 0;
+}
+
 static const struct vm_operations_struct ion_dmabuf_vm_ops = {
 	.open = ion_dmabuf_vm_open,
 	.close = ion_dmabuf_vm_close,
+	.may_split = ion_dmabuf_may_split,
 };
 
 static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
 	.open = ion_dmabuf_vm_open,
 	.close = ion_dmabuf_vm_close,
+	.may_split = ion_dmabuf_may_split,
 	.fault = ion_dmabuf_fault,
 };
 
@@ -122,7 +133,8 @@ static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
  * it, or else its sg table's pages are remapped; a deferred heap's buffer
  * still waiting for its first use gets pages at the first fault instead,
  * unless the mapping is private and writable.  The mappings the core
- * makes are counted until they are unmapped (ion_buffer_mapped()).
+ * makes are counted until they are unmapped (ion_buffer_mapped()), and
+ * cannot be split where the heap says so (&ion_heap.whole_maps).
  *
  * Context: Process context; sleeps; the caller's mmap_lock held, takes
  * &ion_core_buffer.lock.

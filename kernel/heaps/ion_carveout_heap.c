@@ -4,10 +4,14 @@
  *
  * The region comes from the boot parameter reserve_mem=SIZE:ALIGN:NAME;
  * the module parameter carveout_region names it (default "ion_carveout",
- * empty for none).  Without a region the heap is not registered.  The
- * memory is ordinary RAM that memblock kept from the page allocator, so it
- * has struct pages in the linear map: buffers are described by those pages
- * like any other, no memremap needed.
+ * empty for none).  The memory is ordinary RAM that memblock kept from the
+ * page allocator, so it has struct pages in the linear map: buffers are
+ * described by those pages like any other, no memremap needed.  Kernels
+ * before 6.11 have no reserve_mem=: there the module parameter
+ * carveout_memmap=SIZE@START names a range the boot parameter
+ * memmap=SIZE$START reserved (x86), and ion_carveout_memmap.c gives it
+ * pages; it wins over carveout_region when set.  Without a region the heap
+ * is not registered.
  *
  * Space is handed out by a genalloc pool with page granularity, first fit,
  * honouring the requested alignment (relative to physical addresses).
@@ -37,12 +41,18 @@
 
 #include "ion_heap.h"
 #include "ion_cache.h"
+#include "ion_carveout.h"
 #include "ion_heaps.h"
 
 static char *carveout_region = "ion_carveout";
 module_param(carveout_region, charp, 0444);
 MODULE_PARM_DESC(carveout_region,
 		 "reserve_mem= region backing the carveout heap (empty: none)");
+
+static char *carveout_memmap = "";
+module_param(carveout_memmap, charp, 0444);
+MODULE_PARM_DESC(carveout_memmap,
+		 "SIZE@START of a range booted with memmap=SIZE$START, backing the carveout heap instead (x86; for kernels without reserve_mem=)");
 
 /* Zero this many pages between checks for a fatal signal. */
 #define ION_CARVEOUT_ZERO_BATCH	256
@@ -68,6 +78,22 @@ struct ion_carveout {
 };
 
 static struct ion_carveout *ion_carveout;
+
+static bool ion_carveout_memmap(void)
+{
+	return carveout_memmap && *carveout_memmap;
+}
+
+/* Where the region came from, and its name there (debugfs, log). */
+static const char *ion_carveout_source(void)
+{
+	return ion_carveout_memmap() ? "memmap" : "reserve_mem";
+}
+
+static const char *ion_carveout_name(void)
+{
+	return ion_carveout_memmap() ? carveout_memmap : carveout_region;
+}
 
 /* Free-space figures of the pool, from its bitmaps. */
 struct ion_carveout_stats {
@@ -215,7 +241,8 @@ static void ion_carveout_debug_show(struct ion_heap *heap, struct seq_file *s)
 	size_t avail = gen_pool_avail(co->pool);
 
 	gen_pool_for_each_chunk(co->pool, ion_carveout_chunk_stats, &st);
-	seq_printf(s, "region: %s\n", carveout_region);
+	seq_printf(s, "region: %s\n", ion_carveout_name());
+	seq_printf(s, "region_source: %s\n", ion_carveout_source());
 	seq_printf(s, "region_base_hex: %pa\n", &co->base);
 	seq_printf(s, "region_size: %llu\n", (unsigned long long)co->size);
 	seq_printf(s, "used: %zu\n", gen_pool_size(co->pool) - avail);
@@ -244,13 +271,18 @@ static const struct ion_heap_alias ion_carveout_heap_aliases[] = {
 	{ }
 };
 
-/* Find the region and check that it is page-backed RAM we can use. */
+/*
+ * Find the region and check that it is page-backed RAM we can use; a
+ * carveout_memmap= range is given its pages here.
+ */
 static int ion_carveout_find(phys_addr_t *base, phys_addr_t *size)
 {
+	if (ion_carveout_memmap())
+		return ion_carveout_memmap_map(carveout_memmap, base, size);
 	if (!carveout_region || !*carveout_region)
 		return -ENODEV;
 	if (!ION_HAVE_RESERVE_MEM) {
-		pr_info("ion: carveout heap off: this kernel has no reserve_mem= (6.11+)\n");
+		pr_info("ion: carveout heap off: this kernel has no reserve_mem= (6.11+); see carveout_memmap=\n");
 		return -ENODEV;
 	}
 	if (!reserve_mem_find_by_name(carveout_region, base, size))
@@ -286,8 +318,10 @@ int ion_carveout_heap_init(void)
 	if (ret)
 		return ret;
 	co = kzalloc(sizeof(*co), GFP_KERNEL);
-	if (!co)
-		return -ENOMEM;
+	if (!co) {
+		ret = -ENOMEM;
+		goto err_unmap;
+	}
 	co->base = base;
 	co->size = size;
 	co->pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
@@ -304,6 +338,8 @@ int ion_carveout_heap_init(void)
 	co->heap.name = ION_CARVEOUT_HEAP_NAME;
 	co->heap.size = size;
 	co->heap.reserved_mem = true;
+	/* Not System RAM: see ion_carveout_memmap.c. */
+	co->heap.whole_maps = ion_carveout_memmap();
 	co->heap.type = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.id = ION_HEAP_TYPE_CARVEOUT;
 	co->heap.ops = &ion_carveout_heap_ops;
@@ -313,8 +349,9 @@ int ion_carveout_heap_init(void)
 	if (ret)
 		goto err_destroy_region;
 	ion_carveout = co;
-	pr_info("ion: carveout heap: %pa + %llu bytes from reserve_mem %s\n",
-		&co->base, (unsigned long long)co->size, carveout_region);
+	pr_info("ion: carveout heap: %pa + %llu bytes from %s %s\n",
+		&co->base, (unsigned long long)co->size,
+		ion_carveout_source(), ion_carveout_name());
 	return 0;
 
 err_destroy_region:
@@ -323,6 +360,8 @@ err_destroy_pool:
 	gen_pool_destroy(co->pool);
 err_free_co:
 	kfree(co);
+err_unmap:
+	ion_carveout_memmap_unmap();
 	return ret;
 }
 
@@ -341,14 +380,17 @@ void ion_carveout_heap_exit(void)
 	/*
 	 * A range left write-combined (see ion_carveout_free()) stays
 	 * allocated, and gen_pool_destroy() BUG()s on allocated bits: then
-	 * the pool is kept, with the leak.
+	 * the pool is kept, with the leak (and a memmap= range keeps its
+	 * pages).
 	 */
-	if (gen_pool_avail(co->pool) == gen_pool_size(co->pool))
+	if (gen_pool_avail(co->pool) == gen_pool_size(co->pool)) {
 		gen_pool_destroy(co->pool);
-	else
+		ion_carveout_memmap_unmap();
+	} else {
 		pr_warn("ion: %s: %zu bytes leaked write-combined, keeping the pool\n",
 			co->heap.name,
 			gen_pool_size(co->pool) - gen_pool_avail(co->pool));
+	}
 	kfree(co);
 	ion_carveout = NULL;
 }
