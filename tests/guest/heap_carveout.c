@@ -5,7 +5,12 @@
  * largest free block, fragmentation) follow what was allocated and freed.
  * Its buffers are cached: on x86 uncached ones come in whole 2 MiB blocks
  * (heap_carveout_uncached), which would hide the 1 MiB holes it makes.
+ * First, the region is the one the boot set aside: reserve_mem= (6.11+)
+ * or, before, memmap=SIZE$START named by ion.carveout_memmap=SIZE@START.
  */
+#include <stdlib.h>
+#include <sys/mman.h>
+
 #include "heap_util.h"
 
 #define BLOCK		(1 << 20)
@@ -35,6 +40,92 @@ static int co_load(struct co_stats *st)
 	return st->size < 0 || st->frag < 0 ? -EPROTO : 0;
 }
 
+/*
+ * The region debugfs shows is the one the command line reserved: source,
+ * base (memmap= gives it) and size.
+ */
+static int region_is_memmap(void)
+{
+	struct it_dfs d;
+	const char *src;
+	int ret = 0;
+
+	if (!it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
+		src = it_dfs_get(&d, "region_source");
+		ret = src && !strcmp(src, "memmap");
+		it_dfs_free(&d);
+	}
+	return ret;
+}
+
+/*
+ * A memmap= region is not System RAM: its mappings cannot be split
+ * (munmap or mprotect of a part: EINVAL, the mapping intact); a
+ * reserve_mem= one's can.  Cached and uncached alike.
+ */
+static void split_case(int ion, unsigned int flags)
+{
+	const char *how = flags ? "cached" : "uncached";
+	int whole = region_is_memmap(), buf, um, mp, ok;
+	unsigned char *p;
+
+	buf = ht_alloc(ion, 4 * 4096, 0, ION_HEAP_TYPE_CARVEOUT, flags);
+	p = buf >= 0 ? ht_map(buf, 4 * 4096) : NULL;
+	if (!tap_ok(p != NULL, "carveout %s: a mapped buffer", how))
+		goto out;
+	memset(p, 0x5a, 4 * 4096);
+	um = munmap(p, 4096) ? errno : 0;
+	mp = mprotect(p + 3 * 4096, 4096, PROT_READ) ? errno : 0;
+	ok = whole ? um == EINVAL && mp == EINVAL && p[0] == 0x5a : !um && !mp;
+	tap_ok(ok, "carveout %s (%s region): munmap/mprotect of one page %s "
+	       "(%s, %s)", how, whole ? "memmap" : "reserve_mem",
+	       whole ? "refused with EINVAL, the mapping intact" : "work",
+	       um ? strerror(um) : "ok", mp ? strerror(mp) : "ok");
+	munmap(um ? p : p + 4096, um ? 4 * 4096 : 3 * 4096);
+out:
+	if (buf >= 0)
+		close(buf);
+}
+
+static void region_case(void)
+{
+	unsigned long long size = 0, base = 0;
+	char *cmdline = NULL, *p, *end;
+	const char *src, *want;
+	struct it_dfs d;
+
+	it_read_file("/proc/cmdline", &cmdline);
+	p = cmdline ? strstr(cmdline, "ion.carveout_memmap=") : NULL;
+	if (p) {
+		want = "memmap";
+		size = strtoull(p + strlen("ion.carveout_memmap="), &end, 0);
+		size <<= *end == 'M' ? 20 : 0;
+		p = strchr(end, '@');
+		base = p ? strtoull(p + 1, NULL, 0) : 0;
+	} else {
+		want = "reserve_mem";
+		p = cmdline ? strstr(cmdline, "reserve_mem=") : NULL;
+		size = p ? strtoull(p + strlen("reserve_mem="), &end, 0) << 20 : 0;
+	}
+	free(cmdline);
+	if (!tap_ok(!it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME),
+		    "carveout: debugfs file"))
+		return;
+	src = it_dfs_get(&d, "region_source");
+	tap_ok(src && !strcmp(src, want) &&
+	       (unsigned long long)it_dfs_num(&d, "region_size") == size,
+	       "carveout: the region is the %s one of the command line (%s, "
+	       "%lld bytes)", want, src ? src : "no region_source",
+	       it_dfs_num(&d, "region_size"));
+	if (base) {
+		src = it_dfs_get(&d, "region_base_hex");
+		tap_ok(src && strtoull(src, NULL, 16) == base,
+		       "carveout: memmap= region at %#llx (debugfs %s)", base,
+		       src ? src : "-");
+	}
+	it_dfs_free(&d);
+}
+
 int main(void)
 {
 	static int bufs[MAX_BLOCKS];
@@ -46,9 +137,12 @@ int main(void)
 
 	ion = it_setup(&hs);
 	if (!it_heap_find(&hs, ION_CARVEOUT_HEAP_NAME)) {
-		tap_skip("carveout", "heap not registered (no reserve_mem region)");
+		tap_skip("carveout", "heap not registered (no reserve_mem or memmap region)");
 		return tap_exit();
 	}
+	region_case();
+	split_case(ion, ION_FLAG_CACHED);
+	split_case(ion, 0);
 	if (!tap_ok(!co_load(&st0), "carveout: debugfs figures readable"))
 		return tap_exit();
 	tap_ok(st0.used == 0 && st0.free == st0.size &&

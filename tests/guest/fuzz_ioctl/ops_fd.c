@@ -97,6 +97,21 @@ static void touch(struct fmap *m, size_t off)
 		*b = (unsigned char)off;
 }
 
+/* Does the carveout heap refuse to split mappings (a memmap= region)? */
+static int carveout_whole_maps(void)
+{
+	static int whole = -1;
+	struct it_dfs d;
+	const char *src;
+
+	if (whole < 0 && !it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
+		src = it_dfs_get(&d, "region_source");
+		whole = src && !strcmp(src, "memmap");
+		it_dfs_free(&d);
+	}
+	return whole > 0;
+}
+
 void op_munmap(struct thr *t)
 {
 	struct call c = { .name = "munmap", .fd_kind = -1 };
@@ -109,10 +124,14 @@ void op_munmap(struct thr *t)
 	m = &t->maps[i];
 	count_call(t);
 	if (m->len > PG && one_in(t, 3)) {
-		/* unmap the first page only */
+		/*
+		 * unmap the first page only: a carveout on a memmap= region
+		 * refuses to split its mappings (Documentation/ion.rst)
+		 */
 		err = munmap(m->addr, PG) ? errno : 0;
 		CALL_ARGS(&c, PG);
-		check(t, &c, err, OK, NULL);
+		check(t, &c, err, OK | (carveout_whole_maps() ? E(EINVAL) : 0),
+		      NULL);
 		if (!err) {
 			m->addr += PG;
 			m->len -= PG;
