@@ -20,9 +20,10 @@
  * - after the frees, memory.reclaim in the cgroup gives every charged
  *   block back (uncached_charged_blocks 0) and memory.current returns to
  *   within less than a block of where it started;
- * - chunks pooled for the cgroup when it is removed: rmdir succeeds, then
- *   drop_caches gives every charged block back, and the kernel log has no
- *   warning.
+ * - the cgroup removed with chunks pooled (6.8 and later) and a 4 KiB
+ *   buffer still live: rmdir succeeds, the buffer (its block now charged
+ *   to the parent) is freed after, then drop_caches gives every charged
+ *   block back, and the kernel log has no warning.
  *
  * SKIP off x86 (no blocks) or without cgroup2's memory controller.
  */
@@ -213,16 +214,20 @@ static void reclaim_case(int ion, long long c0)
 	       "after the frees memory.reclaim gives every charged block back");
 }
 
-/* Chunks pooled for the cgroup when it goes: its parent's, then freed. */
+/*
+ * Chunks pooled for the cgroup and a live buffer when it goes: its
+ * parent's, then freed.
+ */
 static void rmdir_case(int ion)
 {
 	static const char *const warn[] = { "WARNING", "BUG", NULL };
-	int kmsg = it_kmsg_open(0), buf, ret;
+	int kmsg = it_kmsg_open(0), buf, live, ret;
 
+	live = it_alloc_fd(ion, 4 * KiB, ION_HEAP_SYSTEM_MASK, 0);
 	buf = it_alloc_fd(ion, 1 * MiB + 4 * KiB, ION_HEAP_SYSTEM_MASK, 0);
 	if (buf >= 0)
 		close(buf);
-	ret = buf < 0 ? buf : ht_wait_deferred();
+	ret = buf < 0 ? buf : live < 0 ? live : ht_wait_deferred();
 	tap_diag("before rmdir: charged blocks %lld, pool_charged_bytes %lld",
 		 ht_system_num("uncached_charged_blocks"),
 		 ht_system_num("pool_charged_bytes"));
@@ -230,7 +235,9 @@ static void rmdir_case(int ion)
 		ret = cg_join(CG_ROOT);
 	if (!ret && rmdir(CG))
 		ret = -errno;
-	tap_ok(!ret, "the cgroup is removed with its chunks pooled or freed");
+	tap_ok(!ret, "the cgroup is removed with a buffer live and chunks pooled (or freed)");
+	if (live >= 0)
+		close(live);
 	if (!ret)
 		ret = ht_drop_pools();
 	tap_diag("after drop_caches: charged blocks %lld, pool_charged_bytes %lld",
