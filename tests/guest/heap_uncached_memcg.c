@@ -121,32 +121,21 @@ static void block_case(int ion, int tfd)
 
 static void direct_map_case(int ion)
 {
-	long long before, after, splits0, splits1, chunks0, fb0;
-	unsigned int seed = it_seed();
+	long long chunks0 = ht_system_num("uncached_charged_chunks");
+	long long fb0 = ht_system_num("uncached_fallback_chunks");
+	struct ht_dm before, after;
 	int ret;
 
-	before = ht_dm4k_kb();
-	if (before < 0) {
+	ret = ht_dm_rounds(ion, ROUNDS, it_seed(), &before, &after);
+	if (ret == -ENOENT) {
 		tap_skip("the direct map stays whole", "no DirectMap4k");
 		return;
 	}
-	splits0 = ht_system_num("direct_map_splits");
-	chunks0 = ht_system_num("uncached_charged_chunks");
-	fb0 = ht_system_num("uncached_fallback_chunks");
-	tap_diag("seed %u, %d rounds in a cgroup", seed, ROUNDS);
-	ret = ht_mixed_rounds(ion, ION_HEAP_SYSTEM_MASK, 23, ROUNDS, seed,
-			      NULL);
-	if (!ret)
-		ret = ht_wait_deferred();
-	after = ht_dm4k_kb();
-	splits1 = ht_system_num("direct_map_splits");
-	tap_diag("DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld; charged chunks %lld -> %lld; fallback chunks %lld -> %lld",
-		 before, after, splits0, splits1, chunks0,
-		 ht_system_num("uncached_charged_chunks"), fb0,
+	tap_diag("in a cgroup: charged chunks %lld -> %lld; fallback chunks %lld -> %lld",
+		 chunks0, ht_system_num("uncached_charged_chunks"), fb0,
 		 ht_system_num("uncached_fallback_chunks"));
-	if (ret)
-		tap_diag("rounds: %s", strerror(-ret));
-	tap_ok(!ret && after - before <= 2048 && splits1 == splits0 &&
+	tap_ok(!ret && after.dm4k_kb - before.dm4k_kb <= 2048 &&
+	       after.splits == before.splits &&
 	       ht_system_num("uncached_charged_chunks") > chunks0,
 	       "the direct map stays whole over %d mixed uncached rounds in a cgroup",
 	       ROUNDS);
