@@ -17,6 +17,9 @@
  * - chunks cut again from a charged block are zeroed: with pool_max_mb=0
  *   a 4 KiB buffer keeps the block alive while buffers of mixed sizes are
  *   filled, freed back to it dirty and allocated again;
+ * - with memory.max 1 MiB above its usage the cgroup cannot be charged a
+ *   block: a 4 KiB uncached buffer is still had, converted alone
+ *   (uncached_fallback_chunks), and no OOM is declared in the cgroup;
  * - after the frees, memory.reclaim in the cgroup gives every charged
  *   block back (uncached_charged_blocks 0) and memory.current returns to
  *   within less than a block of where it started;
@@ -176,6 +179,44 @@ static void zero_case(int ion)
 	free(cap);
 }
 
+static long long cg_oom_events(void)
+{
+	char *text, *p;
+	long long v = -1;
+
+	if (it_read_file(CG "/memory.events", &text) < 0)
+		return -1;
+	p = strstr(text, "oom ");
+	if (p)
+		v = atoll(p + 4);
+	free(text);
+	return v;
+}
+
+/* No room for a 2 MiB block under memory.max: the chunk alone. */
+static void limit_case(int ion)
+{
+	long long fb0 = ht_system_num("uncached_fallback_chunks");
+	long long oom0 = cg_oom_events(), c0 = cg_reclaimed();
+	char max[32];
+	int buf = -EIO;
+
+	snprintf(max, sizeof(max), "%lld", c0 + (long long)MiB);
+	if (c0 >= 0 && !ht_write_str(CG "/memory.max", max, 0))
+		buf = it_alloc_fd(ion, 4 * KiB, ION_HEAP_SYSTEM_MASK, 0);
+	tap_diag("memory.max %s: buffer %d, fallback chunks %lld -> %lld, oom events %lld -> %lld",
+		 max, buf, fb0, ht_system_num("uncached_fallback_chunks"),
+		 oom0, cg_oom_events());
+	tap_ok(buf >= 0 &&
+	       ht_system_num("uncached_fallback_chunks") > fb0 &&
+	       cg_oom_events() == oom0,
+	       "a cgroup that cannot be charged a block gets its chunk converted alone, no OOM");
+	if (buf >= 0)
+		close(buf);
+	if (ht_write_str(CG "/memory.max", "max", 0))
+		tap_diag("could not lift memory.max");
+}
+
 static void reclaim_case(int ion, long long c0)
 {
 	long long c1, c2;
@@ -266,6 +307,7 @@ int main(void)
 	block_case(ion, tfd);
 	direct_map_case(ion);
 	zero_case(ion);
+	limit_case(ion);
 	ht_drop_pools();
 	c0 = cg_reclaimed();
 	reclaim_case(ion, c0);
