@@ -29,6 +29,7 @@
 #include <linux/scatterlist.h>
 
 struct gen_pool;
+struct page;
 struct seq_file;
 struct ion_wc_region;
 
@@ -58,6 +59,8 @@ void ion_cache_blocks_exit(void);
 void ion_cache_blocks_debug_show(struct seq_file *s);
 bool ion_cache_linear_large(unsigned long addr);
 bool ion_cache_count_split(unsigned long addr, bool was_large);
+long ion_cache_split_count(void);
+struct page *ion_cache_charge_page(struct page *page);
 struct ion_wc_region *ion_cache_region_create(struct gen_pool *pool);
 void ion_cache_region_destroy(struct ion_wc_region *r);
 phys_addr_t ion_cache_region_get(struct ion_wc_region *r, size_t len,
@@ -80,6 +83,12 @@ static inline bool ion_cache_uncached_chunk_put(struct page *page,
 
 static inline void ion_cache_blocks_exit(void)
 {
+}
+
+/* No blocks: each chunk carries its own charge. */
+static inline struct page *ion_cache_charge_page(struct page *page)
+{
+	return page;
 }
 
 static inline void ion_cache_blocks_debug_show(struct seq_file *s)

@@ -17,9 +17,61 @@
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <asm/pgtable_types.h>
 #include <asm/set_memory.h>
 
 #include "ion_cache.h"
+
+/* Conversions that split a large page of the linear map, for debugfs. */
+static atomic_long_t ion_cache_splits = ATOMIC_LONG_INIT(0);
+
+/* Is the linear map at @addr a large page (2 MiB or 1 GiB) now? */
+static bool ion_linear_large(unsigned long addr)
+{
+	unsigned int level;
+
+	return lookup_address(addr, &level) && level > PG_LEVEL_4K;
+}
+
+/**
+ * ion_cache_count_split() - count a conversion that split a large page
+ * @addr:	 linear-map address of the range converted
+ * @was_large: ion_linear_large() of @addr before the conversion
+ *
+ * Context: any.
+ * Return: true when it was counted (a split).
+ */
+bool ion_cache_count_split(unsigned long addr, bool was_large)
+{
+	if (!was_large || ion_linear_large(addr))
+		return false;
+	atomic_long_inc(&ion_cache_splits);
+	return true;
+}
+
+/**
+ * ion_cache_linear_large() - is @addr's linear map a large page now?
+ * @addr: a linear-map address
+ *
+ * Context: any.
+ * Return: true for a 2 MiB or 1 GiB mapping.
+ */
+bool ion_cache_linear_large(unsigned long addr)
+{
+	return ion_linear_large(addr);
+}
+
+/**
+ * ion_cache_split_count() - splits ion_cache_count_split() counted
+ *
+ * Context: Any context.
+ * Return: the conversions, ever, that found a large page under their
+ * first page and left a 4 KiB one (blocks and single chunks alike).
+ */
+long ion_cache_split_count(void)
+{
+	return atomic_long_read(&ion_cache_splits);
+}
 
 /* Every page of @sgt in one array, as the set_pages_array_*() calls want. */
 static struct page **ion_cache_pages(struct sg_table *sgt, int *count)

@@ -61,11 +61,26 @@
  * heap converts the chunk alone as before (ion_cache_set_uncached()), and
  * that split is counted (uncached_fallback_chunks, direct_map_splits).
  *
- * Memory cgroups: a block serves every cgroup, so it is charged to none.
- * A caller whose chunks must be charged to its cgroup (memcg_charge on,
- * not in the root cgroup) gets none from the blocks: its chunks are
- * charged and converted alone, as before, splitting the direct map on
- * purpose; counted in uncached_charged_chunks.
+ * Memory cgroups.  Uncharged callers (memcg_charge off, the root cgroup)
+ * share blocks charged to none.  A caller whose chunks must be charged
+ * (memcg_charge on, another cgroup) takes chunks only from blocks that
+ * were allocated with __GFP_ACCOUNT by a task of its own cgroup: each
+ * charged whole, 2 MiB, to that cgroup ("kernel" in memory.stat) from
+ * conversion to release, however little of it is in use (one live 4 KiB
+ * uncached buffer costs its cgroup 2 MiB, like 2 MiB of pooled chunks).
+ * The kernel records the charge on the block's first page alone, so all
+ * who ask which cgroup a chunk is charged to (the pools, ion_memcg.c) ask
+ * ion_cache_charge_page() for the page that carries it.  A block holds no
+ * reference to its cgroup: folio_memcg() of that page names it at each
+ * use, and names the parent once the kernel reparented the charge of a
+ * removed cgroup, so nothing pins or points to a dead cgroup (a held
+ * css reference would pin it until the block's last chunk came back).
+ * A charged block is never kept empty but restored and freed (uncharged)
+ * with its last chunk: a cgroup keeps only its pooled chunks, which its
+ * reclaim (memory.max, memory.reclaim) frees through the pools'
+ * memcg-aware shrinker, and with a block's last chunk the block.  A
+ * cgroup that cannot be charged 2 MiB more gets its chunk converted
+ * alone, splitting the direct map (uncached_fallback_chunks).
  */
 #include <linux/bitmap.h>
 #include <linux/bits.h>
@@ -77,10 +92,10 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
-#include <asm/pgtable_types.h>
 #include <asm/set_memory.h>
 
 #include "ion_cache.h"
+#include "ion_memcg.h"
 
 #define ION_BLOCK_ORDER		ION_CACHE_BLOCK_ORDER
 #define ION_BLOCK_PAGES		BIT(ION_BLOCK_ORDER)
@@ -111,14 +126,19 @@ MODULE_PARM_DESC(uncached_keep_blocks,
 /**
  * struct ion_block - a 2 MiB block whose linear map is write-combined
  * @node:  on ion_blocks.room (some pages free), ion_blocks.empty (all
- *	   free, kept), or on no list (every page in use)
- * @page:  its first page, an order-9 allocation
+ *	   free, kept; never a charged block), or on no list (every page
+ *	   in use)
+ * @page:  its first page, an order-9 allocation; for a charged block the
+ *	   one page that carries the whole block's memcg charge
  * @used:  pages handed out as chunks
  * @dirty: free pages that came back and must be zeroed before reuse
  * @nused: pages set in @used
+ * @charged: charged to a memory cgroup, serving only that cgroup's tasks
+ *	   (the cgroup is read from @page, see DOC)
  *
  * Made by ion_block_new(), freed by ion_block_release(); all fields but
- * @page under ion_blocks.lock.
+ * @page and @charged (set before the block is listed) under
+ * ion_blocks.lock.
  */
 struct ion_block {
 	struct list_head node;
@@ -126,6 +146,7 @@ struct ion_block {
 	DECLARE_BITMAP(used, ION_BLOCK_PAGES);
 	DECLARE_BITMAP(dirty, ION_BLOCK_PAGES);
 	unsigned int nused;
+	bool charged;
 };
 
 /**
@@ -133,7 +154,7 @@ struct ion_block {
  * @lock:   protects @room, @empty, @nempty and every block's bitmaps,
  *	    @nused and list position; never held across a conversion or an
  *	    allocation that may reclaim
- * @room:   blocks with some pages in use and some free
+ * @room:   blocks with some pages in use and some free, charged or not
  * @empty:  wholly free blocks kept converted (at most
  *	    uncached_keep_blocks)
  * @nempty: blocks on @empty
@@ -145,10 +166,8 @@ struct ion_block {
  * @leaked:    blocks that stayed write-combined and were leaked
  * @chunks:    chunks handed out of blocks
  * @fallback:  chunks the heap had to convert alone (no block to be had)
- * @charged:   chunks the heap converted alone for a caller charged to a
- *	       memory cgroup
- * @splits:    conversions that found a large page under their first page
- *	       and left a 4 KiB one (blocks and single chunks alike)
+ * @charged_held:  charged blocks converted now
+ * @charged:   chunks handed out of charged blocks
  *
  * The counters are for debugfs (ion_cache_blocks_debug_show()).
  */
@@ -159,7 +178,7 @@ static struct ion_blocks {
 	unsigned int nempty;
 	struct xarray index;
 	atomic_long_t held, converted, restored, leaked, chunks, fallback;
-	atomic_long_t charged, splits;
+	atomic_long_t charged_held, charged;
 } ion_blocks = {
 	.lock = __MUTEX_INITIALIZER(ion_blocks.lock),
 	.room = LIST_HEAD_INIT(ion_blocks.room),
@@ -167,40 +186,22 @@ static struct ion_blocks {
 	.index = XARRAY_INIT(ion_blocks.index, 0),
 };
 
-/* Is the linear map at @addr a large page (2 MiB or 1 GiB) now? */
-static bool ion_linear_large(unsigned long addr)
-{
-	unsigned int level;
-
-	return lookup_address(addr, &level) && level > PG_LEVEL_4K;
-}
-
 /**
- * ion_cache_count_split() - count a conversion that split a large page
- * @addr:	 linear-map address of the range converted
- * @was_large: ion_linear_large() of @addr before the conversion
+ * ion_cache_charge_page() - the page that carries a chunk's memcg charge
+ * @page: a chunk's first page; the chunk is the caller's (a buffer's or a
+ *	  pool's), so its block cannot go away meanwhile
  *
- * Context: any.
- * Return: true when it was counted (a split).
+ * Context: Any context.
+ * Return: for a chunk of a block, the block's first page (see DOC:
+ * uncached blocks); otherwise @page.
  */
-bool ion_cache_count_split(unsigned long addr, bool was_large)
+struct page *ion_cache_charge_page(struct page *page)
 {
-	if (!was_large || ion_linear_large(addr))
-		return false;
-	atomic_long_inc(&ion_blocks.splits);
-	return true;
-}
+	unsigned long pfn = page_to_pfn(page);
 
-/**
- * ion_cache_linear_large() - is @addr's linear map a large page now?
- * @addr: a linear-map address
- *
- * Context: any.
- * Return: true for a 2 MiB or 1 GiB mapping.
- */
-bool ion_cache_linear_large(unsigned long addr)
-{
-	return ion_linear_large(addr);
+	if (!xa_load(&ion_blocks.index, pfn >> ION_BLOCK_ORDER))
+		return page;
+	return pfn_to_page(pfn & ~(ION_BLOCK_PAGES - 1));
 }
 
 /* Back to write-back whole and to the buddy allocator, or leaked. */
@@ -210,20 +211,28 @@ static void ion_block_release(struct ion_block *blk)
 
 	xa_erase(&ion_blocks.index, page_to_pfn(blk->page) >> ION_BLOCK_ORDER);
 	atomic_long_dec(&ion_blocks.held);
+	if (blk->charged)
+		atomic_long_dec(&ion_blocks.charged_held);
 	if (set_memory_wb(addr, ION_BLOCK_PAGES)) {
 		atomic_long_inc(&ion_blocks.leaked);
 		pr_warn_ratelimited("ion: cannot restore a 2 MiB uncached block to write-back, leaking it\n");
 	} else {
 		atomic_long_inc(&ion_blocks.restored);
+		/* Uncharges a charged block's whole 2 MiB. */
 		__free_pages(blk->page, ION_BLOCK_ORDER);
 	}
 	kfree(blk);
 }
 
-/* A new zeroed block, converted whole, indexed; NULL when none. */
-static struct ion_block *ion_block_new(int nid)
+/*
+ * A new zeroed block, converted whole, indexed; NULL when none.  With
+ * @charged, charged whole to the caller's memory cgroup (never its OOM
+ * killer: __GFP_NORETRY fails the charge at memory.max).
+ */
+static struct ion_block *ion_block_new(int nid, bool charged)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY;
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY |
+		    (charged ? __GFP_ACCOUNT : 0);
 	struct ion_block *blk;
 	unsigned long addr;
 	bool large;
@@ -235,29 +244,29 @@ static struct ion_block *ion_block_new(int nid)
 		    alloc_pages_node(nid, gfp, ION_BLOCK_ORDER);
 	if (!blk->page)
 		goto err_free_blk;
+	/* Charged to no one after all (kmem accounting off): a shared one. */
+	blk->charged = charged && ion_memcg_page_charged(blk->page);
 	if (xa_insert(&ion_blocks.index,
 		      page_to_pfn(blk->page) >> ION_BLOCK_ORDER, blk,
 		      GFP_KERNEL))
 		goto err_free_page;
 	addr = (unsigned long)page_address(blk->page);
-	large = ion_linear_large(addr);
-	/* Whole and aligned: the large page keeps (see DOC). */
-	if (set_memory_wc(addr, ION_BLOCK_PAGES))
-		goto err_restore;
-	ion_cache_count_split(addr, large);
+	large = ion_cache_linear_large(addr);
 	atomic_long_inc(&ion_blocks.converted);
 	atomic_long_inc(&ion_blocks.held);
-	return blk;
-
-err_restore:
+	if (blk->charged)
+		atomic_long_inc(&ion_blocks.charged_held);
 	/*
-	 * A failed set_memory_wc() may have left its first pass (UC-): back
-	 * to write-back like any block, or leaked.
+	 * Whole and aligned: the large page keeps (see DOC).  A failed
+	 * set_memory_wc() may have left its first pass (UC-): back to
+	 * write-back like any block, or leaked.
 	 */
-	atomic_long_inc(&ion_blocks.converted);
-	atomic_long_inc(&ion_blocks.held);
-	ion_block_release(blk);
-	return NULL;
+	if (set_memory_wc(addr, ION_BLOCK_PAGES)) {
+		ion_block_release(blk);
+		return NULL;
+	}
+	ion_cache_count_split(addr, large);
+	return blk;
 
 err_free_page:
 	__free_pages(blk->page, ION_BLOCK_ORDER);
@@ -284,18 +293,26 @@ static int ion_block_take(struct ion_block *blk, unsigned int order)
 	return off;
 }
 
-/* A chunk of @order from a block already converted, or -1 in *@off. */
-static struct ion_block *ion_blocks_find(unsigned int order, int *off)
+/*
+ * A chunk of @order from a block already converted that serves the
+ * caller, or -1 in *@off.  Empty kept blocks are never charged.
+ */
+static struct ion_block *ion_blocks_find(unsigned int order, bool charged,
+					 int *off)
 {
 	struct ion_block *blk;
 
 	lockdep_assert_held(&ion_blocks.lock);
 	list_for_each_entry(blk, &ion_blocks.room, node) {
+		if (blk->charged != charged ||
+		    (charged && !ion_memcg_caller_owns(blk->page)))
+			continue;
 		*off = ion_block_take(blk, order);
 		if (*off >= 0)
 			return blk;
 	}
-	blk = list_first_entry_or_null(&ion_blocks.empty, struct ion_block,
+	blk = charged ? NULL :
+	      list_first_entry_or_null(&ion_blocks.empty, struct ion_block,
 				       node);
 	if (!blk)
 		return NULL;
@@ -310,9 +327,10 @@ static struct ion_block *ion_blocks_find(unsigned int order, int *off)
  *				write-combined
  * @order: the chunk's order, at most 9
  * @nid:   the node for a new block, or NUMA_NO_NODE for the caller's policy
- * @charged: the chunk must be charged to the caller's memory cgroup: a
- *	   block serves every cgroup and is charged to none, so none is
- *	   given (counted: the caller converts a chunk of its own)
+ * @charged: the chunk must be charged to the caller's memory cgroup
+ *	   (ion_memcg_caller_charged()): it is cut from a block charged
+ *	   whole to that cgroup, a new one charged in the caller's context
+ *	   when none of the cgroup's has room
  *
  * Cut from a converted 2 MiB block (see DOC: uncached blocks), converting
  * a new one when no block has room.  The chunk is clean: zeroed and with
@@ -320,9 +338,9 @@ static struct ion_block *ion_blocks_find(unsigned int order, int *off)
  * ion_cache_uncached_chunk_put().
  *
  * Context: Process context; may sleep.
- * Return: the chunk's first page, or NULL when no block could be had or
- * @charged (the caller may convert a chunk of its own,
- * ion_cache_set_uncached()).
+ * Return: the chunk's first page, or NULL when no block could be had
+ * (none free, or the cgroup cannot be charged 2 MiB more): the caller
+ * may convert a chunk of its own, ion_cache_set_uncached().
  */
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 				      bool charged)
@@ -334,15 +352,11 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 
 	if (WARN_ON_ONCE(order > ION_BLOCK_ORDER))
 		return NULL;
-	if (charged) {
-		atomic_long_inc(&ion_blocks.charged);
-		return NULL;
-	}
 	mutex_lock(&ion_blocks.lock);
-	blk = ion_blocks_find(order, &off);
+	blk = ion_blocks_find(order, charged, &off);
 	if (!blk) {
 		mutex_unlock(&ion_blocks.lock);
-		blk = ion_block_new(nid);
+		blk = ion_block_new(nid, charged);
 		if (!blk) {
 			atomic_long_inc(&ion_blocks.fallback);
 			return NULL;
@@ -355,6 +369,8 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 	bitmap_clear(blk->dirty, off, n);
 	mutex_unlock(&ion_blocks.lock);
 	atomic_long_inc(&ion_blocks.chunks);
+	if (blk->charged)
+		atomic_long_inc(&ion_blocks.charged);
 	if (dirty) {
 		/* Write-combined stores: no cache line to clean after. */
 		memset(page_address(blk->page + off), 0, PAGE_SIZE << order);
@@ -370,7 +386,8 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
  * @order: its order
  *
  * The chunk may be dirty.  When its block is then empty, the block is
- * kept (up to uncached_keep_blocks) or restored to write-back and freed.
+ * kept (up to uncached_keep_blocks; never a charged one) or restored to
+ * write-back and freed (uncharged).
  *
  * Context: Process context; may sleep.
  * Return: true when the chunk was taken back, false when it is not of a
@@ -400,7 +417,8 @@ bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order)
 	bitmap_set(blk->dirty, off, n);
 	blk->nused -= n;
 	if (!blk->nused) {
-		if (ion_blocks.nempty < READ_ONCE(uncached_keep_blocks)) {
+		if (!blk->charged &&
+		    ion_blocks.nempty < READ_ONCE(uncached_keep_blocks)) {
 			list_move(&blk->node, &ion_blocks.empty);
 			ion_blocks.nempty++;
 		} else {
@@ -471,8 +489,8 @@ void ion_cache_blocks_debug_show(struct seq_file *s)
 		{ "uncached_blocks_leaked", &ion_blocks.leaked },
 		{ "uncached_block_chunks", &ion_blocks.chunks },
 		{ "uncached_fallback_chunks", &ion_blocks.fallback },
+		{ "uncached_charged_blocks", &ion_blocks.charged_held },
 		{ "uncached_charged_chunks", &ion_blocks.charged },
-		{ "direct_map_splits", &ion_blocks.splits },
 	};
 	unsigned int i;
 
@@ -480,4 +498,5 @@ void ion_cache_blocks_debug_show(struct seq_file *s)
 		seq_printf(s, "%s: %ld\n", keys[i].key, keys[i].v ?
 			   atomic_long_read(keys[i].v) :
 			   (long)READ_ONCE(ion_blocks.nempty));
+	seq_printf(s, "direct_map_splits: %ld\n", ion_cache_split_count());
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ion heaps: charging the RAM heaps' pages to memory cgroups, and the
- * per-memcg lists of the pools' charged chunks.  A leaf (see
+ * per-memcg lists of the pools' charged chunks.  Nearly a leaf (see
  * ion_memcg.h).
  */
 #include <linux/list.h>
@@ -62,6 +62,13 @@
  * the parent's tasks and freed by the parent's reclaim; those reparented
  * to the root cgroup are freed by global reclaim, drop_caches or unload.
  *
+ * On x86 an uncached chunk is cut from a write-combined 2 MiB block, and a
+ * charged caller's from a block charged whole to its cgroup (DOC:
+ * uncached blocks); the kernel records that charge on the block's first
+ * page only, so here "the cgroup folio_memcg() names" is always that of
+ * the page ion_cache_charge_page() gives: the chunk's own, or its
+ * block's first page.  The block's charge is reparented with the rest.
+ *
  * A task whose pages are charged gets no helper kworkers (ion_parallel.c),
  * whose pages would be charged to no one.  Kernels before 6.8 cannot file
  * a page under a chosen cgroup in a list_lru (ion_compat.h): there a
@@ -107,6 +114,37 @@ static struct mem_cgroup *ion_memcg_caller(void)
 	struct mem_cgroup *memcg = current->active_memcg;
 
 	return memcg ? memcg : mem_cgroup_from_task(current);
+}
+
+/*
+ * The cgroup a chunk is charged to: its own page's, or for a chunk of an
+ * uncached block the block's first page's (ion_cache_charge_page()).
+ * Under RCU.
+ */
+static struct mem_cgroup *ion_memcg_of_chunk(struct page *page)
+{
+	return folio_memcg(page_folio(ion_cache_charge_page(page)));
+}
+
+/**
+ * ion_memcg_caller_owns() - is @page charged to the caller's cgroup?
+ * @page: a charged page (an uncached block's first page)
+ *
+ * The caller's cgroup is its active one (set_active_memcg()), else its
+ * own; @page's is read now, so after a cgroup's removal it is the parent
+ * the kernel moved the charge to.
+ *
+ * Context: Process context.
+ * Return: true when both are the same cgroup.
+ */
+bool ion_memcg_caller_owns(struct page *page)
+{
+	bool owns;
+
+	rcu_read_lock();
+	owns = folio_memcg(page_folio(page)) == ion_memcg_caller();
+	rcu_read_unlock();
+	return owns;
 }
 
 /**
@@ -299,8 +337,9 @@ static int ion_memcg_lru_prepare(struct list_lru *lru,
  * @mp:   the pool's lists
  * @page: the chunk's first page, charged (ion_memcg_page_charged())
  *
- * The chunk goes on the list of the cgroup folio_memcg() names: the one
- * it is charged to.  Only tasks of that cgroup take it again.
+ * The chunk goes on the list of the cgroup folio_memcg() names (of the
+ * chunk's page, or of its uncached block's first page): the one it is
+ * charged to.  Only tasks of that cgroup take it again.
  *
  * Context: Process context; may sleep (the cgroup's first chunk).
  * Return: true when pooled; false when it cannot be (no per-memcg lists
@@ -315,7 +354,7 @@ bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page)
 	if (!ION_MEMCG_POOLS)
 		return false;
 	rcu_read_lock();
-	memcg = folio_memcg(page_folio(page));
+	memcg = ion_memcg_of_chunk(page);
 	if (memcg && !css_tryget(&memcg->css))
 		memcg = NULL;
 	rcu_read_unlock();
@@ -339,7 +378,7 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 
 	/* The rule of the DOC: a chunk is on its own cgroup's list. */
 	if (walk->memcg &&
-	    WARN_ON_ONCE(folio_memcg(page_folio(page)) != walk->memcg))
+	    WARN_ON_ONCE(ion_memcg_of_chunk(page) != walk->memcg))
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
 	return LRU_REMOVED;

@@ -2,8 +2,10 @@
 /*
  * ion heaps: charging the RAM heaps' pages to memory cgroups, and the
  * per-memcg lists of charged pooled chunks (ion_memcg.c, built with
- * CONFIG_MEMCG).  A leaf: it calls no other part of ion; the page pools
- * (ion_page_pool.c) keep their charged chunks here.
+ * CONFIG_MEMCG).  Nearly a leaf: it calls no other part of ion but
+ * ion_cache_charge_page() (which page of a chunk carries its charge: a
+ * block's first page for a chunk of x86's uncached blocks); the page
+ * pools (ion_page_pool.c) keep their charged chunks here.
  */
 #ifndef _ION_MEMCG_H
 #define _ION_MEMCG_H
@@ -14,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/types.h>
 
+#include "ion_cache.h"
 #include "ion_compat.h"
 
 struct list_head;
@@ -34,10 +37,14 @@ gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
 int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
+bool ion_memcg_caller_owns(struct page *page);
 
 /**
  * ion_memcg_page_charged() - is @page charged to a memory cgroup?
  * @page: the first page of a chunk the heap allocated
+ *
+ * A chunk of an uncached block is charged when its block is
+ * (ion_cache_charge_page()).
  *
  * Context: Any context.
  * Return: true when the chunk is charged (it may only be pooled for its
@@ -45,7 +52,7 @@ int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
  */
 static inline bool ion_memcg_page_charged(struct page *page)
 {
-	return folio_memcg_charged(page_folio(page));
+	return folio_memcg_charged(page_folio(ion_cache_charge_page(page)));
 }
 
 /**
@@ -92,6 +99,11 @@ static inline int ion_memcg_note_refusal(const char *heap, u64 size, int ret)
 }
 
 static inline bool ion_memcg_page_charged(struct page *page)
+{
+	return false;
+}
+
+static inline bool ion_memcg_caller_owns(struct page *page)
 {
 	return false;
 }

@@ -18,9 +18,10 @@
  * heap's write-combined 2 MiB blocks (ion_cache_uncached_chunk(), "uncached
  * blocks (x86)"), so converting it splits no large page of the direct map:
  * the whole block of its order, not trimmed (the tail stays unused in the
- * block while the buffer lives), and charged to no memory cgroup; a caller
- * that must be charged, a larger buffer and other architectures get pages
- * of their own, converted alone as before.
+ * block while the buffer lives); a caller that must be charged to its
+ * memory cgroup gets it from a block charged whole to that cgroup.  A
+ * larger buffer and other architectures get pages of their own, converted
+ * alone as before.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>

@@ -74,7 +74,7 @@ static struct page *ion_system_get_chunk(unsigned int order,
 	*src = ION_SYSTEM_POOL;
 	if (page)
 		return page;
-	/* Converted already; none for a charged caller (see the block DOC). */
+	/* Converted already; a charged caller's from its cgroup's blocks. */
 	if (!cached) {
 		*src = ION_SYSTEM_BLOCK;
 		page = ion_cache_uncached_chunk(order, nid,

@@ -103,31 +103,21 @@ static void wc_case(int ion, int tfd)
 
 static void direct_map_case(int ion)
 {
-	long long before, after, drained, splits0, splits1;
-	unsigned int seed = it_seed();
+	struct ht_dm before, after;
+	long long drained;
 	int ret;
 
-	before = ht_dm4k_kb();
-	if (before < 0) {
+	ret = ht_dm_rounds(ion, ROUNDS, it_seed(), &before, &after);
+	if (ret == -ENOENT) {
 		tap_skip("the direct map stays whole", "no DirectMap4k");
 		tap_skip("the direct map stays whole after the pools drain",
 			 "no DirectMap4k");
 		return;
 	}
-	splits0 = ht_system_num("direct_map_splits");
-	tap_diag("seed %u, %d rounds", seed, ROUNDS);
-	ret = ht_mixed_rounds(ion, ION_HEAP_SYSTEM_MASK, 23, ROUNDS, seed,
-			      NULL);
-	if (!ret)
-		ret = ht_wait_deferred();
-	after = ht_dm4k_kb();
-	splits1 = ht_system_num("direct_map_splits");
-	tap_diag("DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld; blocks converted %lld",
-		 before, after, splits0, splits1,
+	tap_diag("blocks converted %lld",
 		 ht_system_num("uncached_blocks_converted"));
-	if (ret)
-		tap_diag("rounds: %s", strerror(-ret));
-	tap_ok(!ret && after - before <= 2048 && splits1 == splits0,
+	tap_ok(!ret && after.dm4k_kb - before.dm4k_kb <= 2048 &&
+	       after.splits == before.splits,
 	       "the direct map stays whole over %d mixed uncached rounds", ROUNDS);
 	ret = it_param_set(KEEP, "0");
 	if (!ret)
@@ -135,7 +125,7 @@ static void direct_map_case(int ion)
 	drained = ht_dm4k_kb();
 	tap_diag("after the pools drained: DirectMap4k %lld kB, uncached_blocks %lld",
 		 drained, ht_system_num("uncached_blocks"));
-	tap_ok(!ret && drained - before <= 2048,
+	tap_ok(!ret && drained - before.dm4k_kb <= 2048,
 	       "the direct map stays whole after the pools drain");
 }
 

@@ -303,3 +303,32 @@ int ht_mixed_rounds(int ion, unsigned int mask, unsigned int max_shift,
 			close(bufs[i]);
 	return ret;
 }
+
+static void ht_dm_read(struct ht_dm *dm)
+{
+	dm->dm4k_kb = ht_dm4k_kb();
+	dm->splits = ht_system_num("direct_map_splits");
+}
+
+int ht_dm_rounds(int ion, unsigned int rounds, unsigned int seed,
+		 struct ht_dm *before, struct ht_dm *after)
+{
+	int ret;
+
+	ht_dm_read(before);
+	*after = *before;
+	if (before->dm4k_kb < 0)
+		return -ENOENT;
+	tap_diag("seed %u, %u rounds", seed, rounds);
+	ret = ht_mixed_rounds(ion, ION_HEAP_SYSTEM_MASK, 23, rounds, seed,
+			      NULL);
+	if (!ret)
+		ret = ht_wait_deferred();
+	ht_dm_read(after);
+	tap_diag("DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld",
+		 before->dm4k_kb, after->dm4k_kb, before->splits,
+		 after->splits);
+	if (ret)
+		tap_diag("rounds: %s", strerror(-ret));
+	return ret;
+}

@@ -142,4 +142,18 @@ size_t ht_mixed_size(unsigned int *seed, unsigned int max_shift);
 int ht_mixed_rounds(int ion, unsigned int mask, unsigned int max_shift,
 		    unsigned int rounds, unsigned int seed, int *enomem);
 
+/* DirectMap4k (KiB) and the system heap's direct_map_splits. */
+struct ht_dm {
+	long long dm4k_kb, splits;
+};
+
+/*
+ * ht_mixed_rounds() of the system heap's uncached buffers up to 8 MiB
+ * (ENOMEM ends them), the deferred zeroing waited for: the direct map in
+ * *@before and *@after, told with tap_diag.  0 or -errno; -ENOENT
+ * without DirectMap4k (nothing run).
+ */
+int ht_dm_rounds(int ion, unsigned int rounds, unsigned int seed,
+		 struct ht_dm *before, struct ht_dm *after);
+
 #endif /* ION_HEAP_UTIL_H */
