@@ -19,7 +19,8 @@
  * for ion's heaps, "<impl>+spin" and "<impl>+dfsread" rows at the most
  * buffers live: another process spins, or reads the heap's debugfs file),
  * memset, directmap (untimed: DirectMap4k over uncached rounds,
- * "@directmap");
+ * "@directmap"), bounce (untimed, only when -o names it: swiotlb bytes
+ * bounced for QEMU's edu, "@bounce", tools/ion-bench/bounce.c);
  * see Documentation/bench.md for what each one times.
  *
  * Helper CPUs: the system heap's helper kworkers (ion.ko's parameter
@@ -45,6 +46,10 @@
  * with ion-system in the same rounds ("@mpair" rows: traced over not).
  * The events are switched on before each of its runs and off after
  * (untimed), and the instance is removed at exit.
+ *
+ * The auto heap: ion-auto (delayed allocation: alloc_free exports a
+ * buffer with no memory, alloc_map_touch pays the first use) is paired
+ * with ion-system in every op ("@mpair" rows: auto over system).
  *
  * Every ion and dma-heap call goes through libion, and every debugfs read
  * through its reader (udmabuf is not ion's: its ioctl stays here).
@@ -80,6 +85,7 @@
 
 #include "ion_debugfs_priv.h"
 #include "ion_tracefs_priv.h"
+#include "ion-bench/ion-bench.h"
 
 #define PAGE		4096UL
 #define KiB		1024UL
@@ -147,6 +153,7 @@ static size_t sizes[MAX_SIZES] = { 4 * KiB, 64 * KiB, 1 * MiB, 8 * MiB, 64 * MiB
 static unsigned int nsizes = 5;
 static const unsigned int live_levels[] = { 1, 1000, 10000, 100000 };
 static unsigned int max_live = 100000;
+static int edu_bits = 28;	/* -E: ion_test's edu_dma_bits for bounce */
 
 static uint64_t now_ns(void)
 {
@@ -156,7 +163,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void progress(const char *fmt, ...)
+void progress(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1379,6 +1386,9 @@ static void add_ion_impl(const struct ion_heap_data *h, const char *name,
 	im->heap_mask = 1U << h->heap_id;
 	im->flags = flags;
 	set_pool_file(im, h->name);
+	/* issue 20: delayed allocation against what it defers */
+	if (h->type == ION_HEAP_TYPE_AUTO)
+		im->pair_with = "ion-system";
 }
 
 /* A twin of ion-system @name from the system heap @h, or NULL. */
@@ -1606,13 +1616,15 @@ static const char usage[] =
 "  -c MS    the same for alloc_free_cold and memset (default 3000)\n"
 "  -i LIST  only these implementations (names as in the output)\n"
 "  -o LIST  only these ops (alloc_free_cold, alloc_free_warm,\n"
-"           alloc_map_touch, scaling, memset, directmap)\n"
+"           alloc_map_touch, scaling, memset, directmap; bounce only\n"
+"           when named)\n"
 "  -s LIST  sizes (4K,64K,1M,8M,64M)\n"
 "  -H N     parallel_helpers of the +helpers rows (default 3; 0: none);\n"
 "           every other row runs with 0\n"
 "  -L N     scaling: stop at N live buffers (default 100000)\n"
 "  -R N     directmap: N uncached rounds (default 10000)\n"
-"  -S       also print every run's time (@sample rows, in run order)\n";
+"  -S       also print every run's time (@sample rows, in run order)\n"
+"  -E BITS  bounce: edu's DMA mask for ion_test when it loads it (28)\n";
 
 int main(int argc, char **argv)
 {
@@ -1621,7 +1633,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "b:c:i:o:s:H:L:R:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:i:o:s:E:H:L:R:Sh")) != -1) {
 		switch (c) {
 		case 'b':
 			budget_ns = strtoull(optarg, NULL, 10) * 1000000ULL;
@@ -1653,6 +1665,9 @@ int main(int argc, char **argv)
 		case 'S':
 			dump_samples = 1;
 			break;
+		case 'E':
+			edu_bits = atoi(optarg);
+			break;
 		default:
 			fputs(usage, c == 'h' ? stdout : stderr);
 			return c == 'h' ? 0 : 2;
@@ -1671,6 +1686,8 @@ int main(int argc, char **argv)
 	run_op("alloc_map_touch", op_alloc_map_touch);
 	run_scaling();
 	run_directmap();
+	if (only_ops && selected(only_ops, "bounce"))
+		run_bounce(edu_bits);
 	progress("done in %.0f s", (now_ns() - t0) / 1e9);
 	printf("@done\n");
 	return 0;
