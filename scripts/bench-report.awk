@@ -196,6 +196,49 @@ function trace_section(    i, f, any) {
 	mpair_rows("\\+trace$")
 }
 
+# Issue 20: ion-auto (delayed allocation) paired with ion-system, and its
+# first use (alloc_map_touch) beside ion-system's cold alloc_free.
+function auto_section(    i, f, any, k, g, n, sz, j, t, a, c, m) {
+	for (i = 1; i <= nmkey; i++) {
+		split(mkeys[i], f, SUBSEP)
+		if (f[1] == "ion-auto")
+			any = 1
+	}
+	if (!any)
+		return
+	printf "\n## Delayed allocation (issue 20)\n\n"
+	printf "`ion-auto` is the auto heap: allocating exports a buffer with no memory\n"
+	printf "behind it; the memory is chosen, allocated and zeroed at the first use\n"
+	printf "(in `alloc_map_touch`: the first CPU touch).  Paired with `ion-system` in\n"
+	printf "the same rounds; the last column is the median of per-round ratios\n"
+	printf "(issue 20's target: `alloc_free_cold` at most 0.1 from 1 to 64 MiB).\n\n"
+	printf "| impl | op | size | auto µs | system µs | auto / system (paired) |\n"
+	mpair_rows("^ion-auto$")
+	for (k in med) {
+		split(k, g, SUBSEP)
+		if (g[1] == "ion-auto" && g[2] == "alloc_map_touch" && g[4] == 0)
+			sz[++n] = g[3] + 0
+	}
+	if (!n)
+		return
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && sz[j - 1] > sz[j]; j--) {
+			t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t
+		}
+	printf "\nFirst use: `ion-auto`'s `alloc_map_touch` (allocate, map, first touch\n"
+	printf "of every page: the backing is made there) beside `ion-system`'s cold\n"
+	printf "`alloc_free` (allocate and zero up front) and `alloc_map_touch`.\n\n"
+	printf "| size | auto first use µs | system alloc_free_cold µs | system alloc_map_touch µs |\n"
+	printf "|---|---:|---:|---:|\n"
+	for (i = 1; i <= n; i++) {
+		a = "ion-auto" SUBSEP "alloc_map_touch" SUBSEP sz[i] SUBSEP 0
+		c = "ion-system" SUBSEP "alloc_free_cold" SUBSEP sz[i] SUBSEP 0
+		m = "ion-system" SUBSEP "alloc_map_touch" SUBSEP sz[i] SUBSEP 0
+		printf "| %s | %s | %s | %s |\n", hsize(sz[i]), us(med[a]), \
+			(c in med) ? us(med[c]) : "–", (m in med) ? us(med[m]) : "–"
+	}
+}
+
 # Issue 17's debugfs row: ion-system's scaling at the most buffers live,
 # once while another process reads the heap's debugfs file ("+dfsread")
 # and once while it only spins ("+spin").
@@ -359,6 +402,7 @@ END {
 	helpers_section()
 	memcg_section()
 	trace_section()
+	auto_section()
 	debugfs_section()
 
 	printf "\n## Targets (issue 7; issue 19's charging cost)\n\n"

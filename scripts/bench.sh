@@ -8,6 +8,7 @@
 #   $BUILD/bench/skipped.tsv    cases that could not run, and why
 #   $BUILD/bench/pairs.tsv      median of per-round ratios to dma_heap-system
 #   $BUILD/bench/helped.tsv     bytes helper CPUs allocated for ion's runs
+#   $BUILD/bench/bounce.tsv     swiotlb bytes bounced for edu (-o bounce)
 #   $BUILD/bench/results.md     ratios to dma_heap-system, issue 7's targets
 #   $BUILD/bench/alloc.png      latency against size, log scales
 # See Documentation/bench.md.  ion-bench sets ion.ko's parallel_helpers
@@ -33,6 +34,7 @@ export BUILD
 mkdir -p "$out"
 rm -f "$out"/results.tsv "$out"/warm-wait.tsv "$out"/skipped.tsv "$out"/pairs.tsv \
 	"$out"/helped.tsv "$out"/memcg-pairs.tsv "$out"/directmap.tsv \
+	"$out"/bounce.tsv \
 	"$out"/samples.tsv \
 	"$out"/results.md "$out"/alloc.png
 
@@ -97,6 +99,11 @@ tr -d '\r' < "$res" > "$out/raw.txt"
 	awk -F'\t' '$1 == "@directmap" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' \
 		"$out/raw.txt"
 } > "$out/directmap.tsv"
+{
+	printf 'impl\tsize\tbytes_bounced\tmappings\tresult\n'
+	awk -F'\t' '$1 == "@bounce" { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }' \
+		"$out/raw.txt"
+} > "$out/bounce.tsv"
 if grep -q '^@sample' "$out/raw.txt"; then
 	{
 		printf 'impl\top\tsize\tlive\trun\tns\n'

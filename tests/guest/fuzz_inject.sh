@@ -7,7 +7,8 @@
 # 50000 here); every call's result must stay within its documented
 # errnos, debugfs must come back to zero, at least one failure must have
 # been injected, and fuzz_ioctl reports how many per step (attach and map
-# only where a call attaches: the fuzzer has no importer, so mostly none).
+# through its importers, ion_test's edu and vgem).  The auto heap's paths
+# are counted, not asserted, here (fuzz_ioctl asserts them).
 # The quota runs are fuzz_ioctl's alone.  It runs the
 # fuzz_ioctl program of the same directory: a TESTS pattern must select
 # both (TESTS='^fuzz_'), else this is skipped.

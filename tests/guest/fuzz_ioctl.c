@@ -25,6 +25,18 @@
  * every fd is closed and debugfs must be back to zero (summary, every
  * heap, no client of ours), and a last allocation must work.
  *
+ * Real importers (fuzz_ioctl/ops_dev.c): ion_test's edu imports pool
+ * buffers (ION_TEST_IOC_IMPORT in every mode; auto-heap buffers also with
+ * edu attaching first) and lets them go (ION_TEST_IOC_RELEASE), vgem
+ * imports them with PRIME and closes its handles, interleaved with the
+ * mmaps, touches, syncs and closes above; edu's mapping of an auto buffer
+ * must lie below its DMA mask.  fuzz_ioctl/coverage.c counts which of the
+ * auto heap's paths ran (first use with no device attached and with
+ * devices attached, from the ion_backing tracepoint; moves, from debugfs
+ * auto_moves; attaches refused with ERANGE) and, in a whole plain run of
+ * at least a quarter of the default calls, asserts each ran at least once
+ * (a move or a refusal only where edu is direct, without an IOMMU).
+ *
  * Quotas (fuzz_ioctl/quota.c): after the main run, in which root's calls
  * must never answer EDQUOT (unless quota_root was set), a quarter as many
  * calls again from a forked process that became an unprivileged user,
@@ -103,7 +115,10 @@ static const struct {
 	{ op_heap_query, 50, "HEAP_QUERY" },
 	{ op_abi_version, 35, "ABI_VERSION" },
 	{ op_node_alloc, 25, "DMA_HEAP_IOCTL_ALLOC" },
-	{ op_random_cmd, 190, "random command" },
+	{ op_random_cmd, 125, "random command" },
+	{ op_dev_import, 30, "ion_test import" },
+	{ op_dev_release, 15, "ion_test release" },
+	{ op_vgem, 20, "vgem import/close" },
 	{ op_dmabuf_sync, 80, "DMA_BUF_IOCTL_SYNC" },
 	{ op_set_name, 35, "DMA_BUF_SET_NAME" },
 	{ op_mmap, 60, "mmap" },
@@ -150,6 +165,7 @@ static void op_fork(struct thr *t)
 	if (pid == 0) {
 		t->in_child = 1;
 		t->rng = fz_mix(t->rng ^ 0xc41dULL);
+		dev_forked(t);
 		if (one_in(t, 3)) {
 			/* no fd above the current highest: EMFILE paths */
 			struct rlimit rl;
@@ -190,6 +206,7 @@ static void thr_setup(struct thr *t)
 		return;
 	}
 	mprotect(pc(t), PG, PROT_NONE);
+	dev_thr_init(t);
 	t->qbuf = calloc(32, sizeof(*t->qbuf));
 	ion_fd(t);
 	if (!pipe2(p, O_CLOEXEC)) {
@@ -215,6 +232,7 @@ static void thr_cleanup(struct thr *t)
 	for (i = 0; i < t->nmaps; i++)
 		munmap(t->maps[i].addr, t->maps[i].len);
 	t->nmaps = 0;
+	dev_thr_cleanup(t);
 	i = fd_pick(t, K_ION);
 	if (i >= 0)
 		fd = t->fds[i].fd;
@@ -390,6 +408,7 @@ int main(int argc, char **argv)
 	if (!fz_dfs_clean(NULL, 1))
 		tap_diag("debugfs was not clean before the run");
 	quota_init();
+	dev_setup();
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -398,6 +417,7 @@ int main(int argc, char **argv)
 	memset(sh, 0, sizeof(*sh));
 	pids = calloc(nprocs + 1, sizeof(*pids));
 	armed = inject_start();
+	cov_start();
 	t0 = it_now_ms();
 	for (i = 1; i <= nprocs; i++) {
 		pids[i] = fork();
@@ -435,6 +455,9 @@ int main(int argc, char **argv)
 		tap_ok(armed && injected > 0, "fault injection at %d %%: %ld "
 		       "failures injected", fail_percent, injected);
 	report_violations(NULL);
+	/* coverage is asserted in a whole plain run of the usual length */
+	cov_report(!fail_percent && only_proc < 0 &&
+		   iterations >= DEF_ITERATIONS / 4);
 	tap_ok(quota_set || !sh->edquot,
 	       "no call answered EDQUOT: no quota applies to root (%ld)",
 	       sh->edquot);
@@ -470,5 +493,6 @@ int main(int argc, char **argv)
 	}
 	tap_ok(ok, "/dev/ion still allocates, maps and frees through both ABIs");
 	tap_ok(fz_dfs_wait_clean(prefix, 5000), "and debugfs is back to zero again");
+	dev_teardown();
 	return tap_exit();
 }

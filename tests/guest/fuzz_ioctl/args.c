@@ -111,22 +111,29 @@ eset_t by_mode(enum mode m, int out, eset_t handler)
 /* ------------------------------------------------------------------ */
 /* Pools                                                               */
 
-void fd_add(struct thr *t, int fd, enum kind kind, size_t size)
+int fd_add_heap(struct thr *t, int fd, enum kind kind, size_t size,
+		int heap)
 {
 	if (fd < 0)
-		return;
+		return -1;
 	if (t->nfds == MAX_FDS ||
 	    (kind == K_BUF && t->bytes + size > BYTES_BUDGET)) {
 		count_call(t);
 		close(fd);
-		return;
+		return -1;
 	}
 	t->fds[t->nfds].fd = fd;
 	t->fds[t->nfds].kind = kind;
 	t->fds[t->nfds].size = size;
+	t->fds[t->nfds].heap = heap;
 	if (kind == K_BUF)
 		t->bytes += size;
-	t->nfds++;
+	return t->nfds++;
+}
+
+void fd_add(struct thr *t, int fd, enum kind kind, size_t size)
+{
+	fd_add_heap(t, fd, kind, size, -1);
 }
 
 void fd_remove(struct thr *t, int i)
@@ -300,12 +307,12 @@ unsigned long long page_align(unsigned long long len)
 }
 
 /* After a successful allocation: the fd must be a buffer of the size. */
-void new_buf(struct thr *t, const struct call *c, int fd,
-	     unsigned long long len)
+int new_buf(struct thr *t, const struct call *c, int fd,
+	    unsigned long long len, int heap)
 {
 	size_t size = buf_size(fd);
 
 	if (size != page_align(len))
 		violation(t, c, 0, "the new buffer's size is not len page aligned");
-	fd_add(t, fd, K_BUF, size);
+	return fd_add_heap(t, fd, K_BUF, size, heap);
 }

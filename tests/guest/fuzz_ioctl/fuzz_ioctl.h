@@ -5,8 +5,10 @@
  * (violations, counted calls), args.c (argument placement, fd and handle
  * pools, argument values), ops_ion.c (ion ioctls and dma-heap nodes),
  * ops_random.c (random command numbers), ops_fd.c (dma-buf ioctls,
- * mmap, munmap, touching, close, dup, open), quota.c (the runs with
- * quotas set) and inject.c (the main run with fault injection).
+ * mmap, munmap, touching, close, dup, open), ops_dev.c (real importers:
+ * ion_test's edu and vgem), coverage.c (which of the auto heap's paths
+ * ran), quota.c (the runs with quotas set) and inject.c (the main run with
+ * fault injection).
  */
 #ifndef ION_FUZZ_IOCTL_H
 #define ION_FUZZ_IOCTL_H
@@ -20,6 +22,7 @@
 #include <sys/sysinfo.h>
 
 #include "fz_common.h"
+#include "heap_util.h"
 
 #define DEF_ITERATIONS	200000	/* total, over all threads */
 #define DEF_PROCS	2	/* worker processes besides this one */
@@ -28,6 +31,8 @@
 #define MAX_MAPS	16
 #define MAX_HANDLES	32
 #define MAX_RECS	48
+#define DEV_SLOTS	8	/* ION_TEST_MAX_SLOTS: imports per file */
+#define MAX_GEM		8	/* vgem handles a thread keeps */
 #define BYTES_BUDGET	(12 << 20)	/* buffers a thread keeps */
 #define FORK_ONE_IN	600
 #define CHILD_OPS	150
@@ -55,6 +60,7 @@ struct shared {
 	long child_crashes;
 	long setup_errors;
 	long edquot;		/* calls that answered EDQUOT */
+	long dev[8];		/* enum dev_count, ops_dev.c */
 	int lock;
 	int nrec;
 	int dropped;
@@ -90,6 +96,13 @@ struct ffd {
 	int fd;
 	enum kind kind;
 	size_t size;		/* K_BUF, K_FOREIGN */
+	int heap;		/* K_BUF: heap id when known, else -1 */
+};
+
+/* An import in the thread's ion_test file. */
+struct dslot {
+	unsigned int slot;
+	int is_auto;		/* of an auto-heap buffer */
 };
 
 struct fmap {
@@ -118,6 +131,12 @@ struct thr {
 	int handles[MAX_HANDLES];
 	int nhandles;
 	size_t bytes;
+	int tfd;		/* its /dev/ion_test: -1 not yet, -2 none */
+	struct dslot dslots[DEV_SLOTS];
+	int ndslots;
+	int drm;		/* its vgem node: -1 not yet, -2 none */
+	uint32_t gem[MAX_GEM];	/* vgem's handles of imported buffers */
+	int ngem;
 };
 
 /* One call, for the record. */
@@ -188,6 +207,9 @@ void *place(struct thr *t, const void *data, size_t size,
 int mode_readable(enum mode m);
 eset_t by_mode(enum mode m, int out, eset_t handler);
 void fd_add(struct thr *t, int fd, enum kind kind, size_t size);
+/* fd_add() with the buffer's heap id (-1: unknown); its index, or -1. */
+int fd_add_heap(struct thr *t, int fd, enum kind kind, size_t size,
+		int heap);
 void fd_remove(struct thr *t, int i);
 int fd_pick(struct thr *t, enum kind kind);
 void fd_make_room(struct thr *t);
@@ -207,8 +229,9 @@ unsigned int pick_flags(struct thr *t);
 #define LENIENT_GARBAGE	0xA5A5A5A5U
 int len_einval(unsigned long long len);
 unsigned long long page_align(unsigned long long len);
-void new_buf(struct thr *t, const struct call *c, int fd,
-	     unsigned long long len);
+/* After an allocation from @heap (-1: not known): its index, or -1. */
+int new_buf(struct thr *t, const struct call *c, int fd,
+	    unsigned long long len, int heap);
 
 /* ------------------------------------------------------------------ */
 /* ion ioctls and dma-heap nodes (ops_ion.c)                          */
@@ -241,6 +264,50 @@ void op_touch(struct thr *t);
 void op_close(struct thr *t);
 void op_dup(struct thr *t);
 void op_open(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* Real importers: ion_test's edu and vgem (ops_dev.c)                */
+
+/* What the importers did, counted over all processes in sh->dev[]. */
+enum dev_count {
+	DC_IMPORT,	/* ION_TEST_IOC_IMPORT succeeded */
+	DC_EDU_MAPPED,	/* ... and edu mapped the buffer */
+	DC_AUTO_EDU,	/* edu attached and mapped an auto buffer */
+	DC_REFUSED,	/* edu's or the probe's attach to an auto buffer: ERANGE */
+	DC_RELEASE,	/* ION_TEST_IOC_RELEASE: edu detached */
+	DC_VGEM_IMPORT,	/* vgem imported a buffer (attached, mapped) */
+	DC_VGEM_CLOSE,	/* vgem let one go (detached) */
+	DC_COUNT
+};
+
+/* ion_test and vgem as the main process found them (dev_setup()). */
+extern struct ion_test_info edu;
+extern int have_ion_test, have_vgem, have_auto;
+
+/* Load ion_test and vgem, learn edu's constraints; before the threads. */
+void dev_setup(void);
+/* Unload vgem if dev_setup() loaded it (ion_test: at exit). */
+void dev_teardown(void);
+/* A thread's importer state: none open yet. */
+void dev_thr_init(struct thr *t);
+/* A forked child: its own importers, not its parent's. */
+void dev_forked(struct thr *t);
+/* Close the thread's importers: every import dropped. */
+void dev_thr_cleanup(struct thr *t);
+void op_dev_import(struct thr *t);
+void op_dev_release(struct thr *t);
+void op_vgem(struct thr *t);
+
+/* ------------------------------------------------------------------ */
+/* Coverage of the auto heap's paths (coverage.c)                     */
+
+/* Start counting: an ion_backing trace, the auto heap's counters. */
+void cov_start(void);
+/*
+ * Stop and report what ran; when @assert, each path of the auto heap
+ * that the boot allows is a case that must have run at least once.
+ */
+void cov_report(int assert);
 
 /* ------------------------------------------------------------------ */
 /* Quota runs (quota.c)                                               */

@@ -297,7 +297,7 @@ void op_dup(struct thr *t)
 		check(t, &c, errno, E(EMFILE), NULL);
 		return;
 	}
-	fd_add(t, fd, t->fds[i].kind, t->fds[i].size);
+	fd_add_heap(t, fd, t->fds[i].kind, t->fds[i].size, t->fds[i].heap);
 }
 
 void op_open(struct thr *t)

@@ -26,6 +26,14 @@ static eset_t alloc_ok(int einval, int enodev, unsigned long long len,
 	return fine | quota_eset();
 }
 
+/* The heap of a mask naming one of ours alone, else -1. */
+static int one_heap(unsigned int mask)
+{
+	if (!mask || (mask & (mask - 1)) || !(mask & heap_mask))
+		return -1;
+	return __builtin_ctz(mask);
+}
+
 void op_alloc(struct thr *t)
 {
 	struct ion_new_allocation_data a = { 0 }, *p;
@@ -58,7 +66,7 @@ void op_alloc(struct thr *t)
 	p = call_placed(t, &c, fd, &a, sizeof(a), &err);
 	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
 	if (!err && c.mode == M_OK)
-		new_buf(t, &c, p->fd, a.len);
+		new_buf(t, &c, p->fd, a.len, one_heap(a.heap_id_mask));
 }
 
 /*
@@ -400,5 +408,5 @@ void op_node_alloc(struct thr *t)
 	p = call_placed(t, &c, fd, &a, sizeof(a), &err);
 	check(t, &c, err, by_mode(c.mode, 1, ok), NULL);
 	if (!err && c.mode == M_OK)
-		new_buf(t, &c, p->fd, a.len);
+		new_buf(t, &c, p->fd, a.len, -1);
 }
