@@ -227,8 +227,13 @@ void op_dev_import(struct thr *t)
 		return;
 	is_auto = t->fds[i].heap == ION_HEAP_AUTO_ID;
 	imp.fd = t->fds[i].fd;
-	imp.mode = is_auto ? 1 + below(t, ION_TEST_MODE_PROBE_EDU) :
-		   one_in(t, 2) ? ION_TEST_MODE_CLIENT : ION_TEST_MODE_DMABUF;
+	/* EDU_FIRST and PROBE_EDU only for what edu may map unchecked */
+	if (is_auto)
+		imp.mode = 1 + below(t, ION_TEST_MODE_PROBE);
+	else
+		imp.mode = one_in(t, 3) ? ION_TEST_MODE_PROBE :
+			   one_in(t, 2) ? ION_TEST_MODE_CLIENT :
+			   ION_TEST_MODE_DMABUF;
 	CALL_ARGS(&c, imp.mode, t->fds[i].size, is_auto);
 	log_call(t, &c);
 	err = do_ioctl(t, tfd, c.cmd, &imp);
@@ -252,7 +257,19 @@ void op_dev_import(struct thr *t)
 	t->ndslots++;
 	if (imp.slot >= DEV_SLOTS)
 		violation(t, &c, 0, "a slot beyond ION_TEST_MAX_SLOTS");
-	dev_check_dma(t, &c, &imp, is_auto);
+	if (imp.mode != ION_TEST_MODE_PROBE) {
+		dev_check_dma(t, &c, &imp, is_auto);
+		return;
+	}
+	/*
+	 * The probe device alone reaches all of memory, but takes no
+	 * scattered table: an auto buffer (or one of a heap unknown here)
+	 * backed scattered and mapped refuses it.
+	 */
+	ok = OK | E(ENOMEM);
+	if (is_auto || t->fds[i].heap < 0)
+		ok |= E(ERANGE);
+	check(t, &c, -imp.dma_err, ok, "probe dma_err not an allowed one");
 }
 
 void op_dev_release(struct thr *t)
