@@ -26,10 +26,9 @@
  * the 2 MiB mapping and only rewrites its PMD's cache bits when the range
  * starts at the large page's start and covers all of it
  * ("address != lpaddr || cpa->numpages != numpages" splits) and no static
- * protection conflicts (none applies to ordinary buddy RAM).  The PAT
- * memtype of RAM is kept per page in the page flags
- * (reserve_ram_pages_type()), so one memtype_reserve() of the block's
- * range covers all its pages and no tree entry is made.  Each call also
+ * protection conflicts (none applies to ordinary buddy RAM).  RAM's PAT
+ * memtype is kept in the page flags (reserve_ram_pages_type()): one
+ * memtype_reserve() of the block covers its pages, with no tree entry.  Each call also
  * pays vm_unmap_aliases(), a TLB flush on every CPU and a clflush of every
  * line of the range (twice for WC: via UC- first): shared here by every
  * chunk of the block.  Where the linear map of a block is already 4 KiB
@@ -46,16 +45,15 @@
  * caller does not say: every page that ever came back is marked dirty and
  * zeroed (through the write-combined linear map, so no cache line is
  * left) when it is handed out again.  A new block is zeroed by the buddy
- * allocator before it is converted, and the conversion flushes its lines
- * from the caches.
+ * allocator, and its conversion flushes its lines from the caches.
  *
  * Keeping.  A block that becomes empty is kept converted, up to
  * uncached_keep_blocks of them (default 1, 2 MiB), for the next uncached
  * allocation: without it, the first small uncached buffer after the pools
  * drained would pay a whole block's zeroing and conversion.  Beyond that
  * an empty block goes back to write-back and to the buddy allocator at
- * once.  Blocks with chunks in use cannot go back: a pooled chunk keeps
- * its block converted until the pools' shrinker frees it.
+ * once.  A pooled chunk keeps its block converted until the shrinker
+ * frees it.
  *
  * Fallback.  When no order-9 block can be had (fragmented memory), the
  * heap converts the chunk alone as before (ion_cache_set_uncached()), and
@@ -68,13 +66,13 @@
  * charged whole, 2 MiB, to that cgroup ("kernel" in memory.stat) from
  * conversion to release, however little of it is in use (one live 4 KiB
  * uncached buffer costs its cgroup 2 MiB, like 2 MiB of pooled chunks).
- * The kernel records the charge on the block's first page alone, so all
- * who ask which cgroup a chunk is charged to (the pools, ion_memcg.c) ask
- * ion_cache_charge_page() for the page that carries it.  A block holds no
- * reference to its cgroup: folio_memcg() of that page names it at each
- * use, and names the parent once the kernel reparented the charge of a
- * removed cgroup, so nothing pins or points to a dead cgroup (a held
- * css reference would pin it until the block's last chunk came back).
+ * The kernel records the charge on the block's first page alone, so the
+ * pools (ion_memcg.c) ask ion_cache_charge_page() for the page that
+ * carries a chunk's charge.  A block holds no reference to its cgroup:
+ * folio_memcg() of that page names it at each use, and the parent once
+ * the kernel reparented a removed cgroup's charge, so nothing pins or
+ * points to a dead cgroup (a css reference would pin it until the
+ * block's last chunk came back).
  * A charged block is never kept empty but restored and freed (uncharged)
  * with its last chunk: a cgroup keeps only its pooled chunks, which its
  * reclaim (memory.max, memory.reclaim) frees through the pools'
