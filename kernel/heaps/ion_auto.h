@@ -2,7 +2,8 @@
 /*
  * ion heaps: the auto heap's per-buffer state, shared by its heap file
  * (ion_auto_heap.c: the ops, what each attach records) and its backing
- * (ion_auto_backing.c: collation, the choice and the memory).
+ * (ion_auto_backing.c: collation, the choice and the memory) and its
+ * scattered chunks (ion_auto_chunks.c: the heap's pools).
  */
 #ifndef _ION_AUTO_H
 #define _ION_AUTO_H
@@ -91,6 +92,9 @@ struct ion_auto_sum {
  *	     reference)
  * @page:    ION_AUTO_CONTIG: its first page
  * @dma:     ION_AUTO_CONTIG: its DMA address for @dma_dev
+ * @fresh:   entries of @sgt from the page allocator or the DMA API, the
+ *	     first ones; scattered backings take the others from the auto
+ *	     heap's pools (an uncached buffer's already write-combined)
  *
  * Everything here is under the buffer's lock, which the core holds
  * around the heap's attach, detach, move, map_dma and unmap_dma.  The
@@ -111,6 +115,7 @@ struct ion_auto_buffer {
 	struct device *dma_dev;
 	struct page *page;
 	dma_addr_t dma;
+	unsigned int fresh;
 };
 
 int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
@@ -120,5 +125,14 @@ void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why);
 const char *ion_auto_kind_name(enum ion_auto_kind kind);
+
+/* ion_auto_chunks.c: scattered backings, from the auto heap's pools */
+int ion_auto_alloc_chunks(struct ion_buffer *buffer,
+			  struct ion_auto_buffer *ab, u64 limit, bool pool);
+void ion_auto_put_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+void ion_auto_free_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+void ion_auto_chunks_show(struct seq_file *s);
+int ion_auto_chunks_init(void);
+void ion_auto_chunks_exit(void);
 
 #endif /* _ION_AUTO_H */

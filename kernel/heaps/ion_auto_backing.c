@@ -6,10 +6,8 @@
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
-#include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <linux/highmem.h>
@@ -27,7 +25,8 @@
  * attach are collated, and the backing chosen:
  *
  * - No device attached (a CPU-first buffer): scattered chunks, as the
- *   system heap's (orders 8, 4, 0, zeroed by the page allocator).
+ *   system heap's (orders 8, 4, 0, zeroed), from the auto heap's pools
+ *   first (ion_auto_chunks.c).
  * - Only devices behind an IOMMU (device_iommu_mapped()): the same
  *   scattered chunks.  Their DMA mask bounds IOVAs, not physical
  *   addresses, and the IOMMU maps a scattered table as one range.
@@ -66,14 +65,6 @@
  * on a fatal signal.  The buffer then stays waiting, and
  * &ion_auto_buffer.why says which constraint failed (debugfs).
  */
-
-/* As the system heap's, largest first: 1 MiB, 64 KiB, 4 KiB. */
-static const unsigned int ion_auto_orders[] = { 8, 4, 0 };
-
-#define ION_AUTO_GFP_LOW	(GFP_USER | __GFP_ZERO | __GFP_NOWARN | \
-				 __GFP_RETRY_MAYFAIL)
-#define ION_AUTO_GFP_HIGH	(GFP_USER | __GFP_ZERO | __GFP_NOWARN | \
-				 __GFP_NORETRY)
 
 /**
  * ion_auto_kind_name() - a backing kind as debugfs shows it
@@ -174,98 +165,14 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	sg_set_page(ab->sgt.sgl, page, buffer->size, 0);
 	ab->page = page;
 	ab->dma_dev = get_device(dev);
+	ab->fresh = 1;
 	return 0;
-}
-
-static void ion_auto_free_chunks(struct list_head *chunks)
-{
-	struct page *page, *tmp;
-
-	list_for_each_entry_safe(page, tmp, chunks, lru) {
-		list_del(&page->lru);
-		__free_pages(page, page_private(page));
-	}
-}
-
-/* The largest chunk of at most @left bytes, from *@first's order on. */
-static struct page *ion_auto_chunk(size_t left, unsigned int *first,
-				   gfp_t zone)
-{
-	struct page *page;
-	unsigned int order;
-
-	for (; *first < ARRAY_SIZE(ion_auto_orders); (*first)++) {
-		order = ion_auto_orders[*first];
-		if (left < PAGE_SIZE << order)
-			continue;
-		page = alloc_pages((order ? ION_AUTO_GFP_HIGH :
-				    ION_AUTO_GFP_LOW) | zone, order);
-		if (page) {
-			set_page_private(page, order);
-			return page;
-		}
-	}
-	return NULL;
-}
-
-/* Chunks within @limit on @chunks, counted in *@n. */
-static int ion_auto_get_chunks(size_t size, u64 limit, gfp_t zone,
-			       struct list_head *chunks, unsigned int *n)
-{
-	unsigned int first = 0;
-	struct page *page;
-
-	for (*n = 0; size; (*n)++) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		page = ion_auto_chunk(size, &first, zone);
-		if (!page)
-			return -ENOMEM;
-		list_add_tail(&page->lru, chunks);
-		if (page_to_phys(page) + (PAGE_SIZE << page_private(page)) - 1 >
-		    limit)
-			return -ERANGE;
-		size -= PAGE_SIZE << page_private(page);
-	}
-	return 0;
-}
-
-/* Scattered chunks below @limit (any, for U64_MAX), zeroed. */
-static int ion_auto_alloc_chunks(struct ion_buffer *buffer,
-				 struct ion_auto_buffer *ab, u64 limit)
-{
-	gfp_t zone = limit < U64_MAX && IS_ENABLED(CONFIG_ZONE_DMA32) ?
-		     GFP_DMA32 : 0;
-	struct scatterlist *sg;
-	struct page *page;
-	LIST_HEAD(chunks);
-	unsigned int n;
-	int ret;
-
-	/* Beyond 4 GiB the DMA32 zone is only a stricter choice than needed. */
-	if (limit > DMA_BIT_MASK(32) && limit < U64_MAX)
-		zone = 0;
-	ret = ion_auto_get_chunks(buffer->size, limit, zone, &chunks, &n);
-	if (ret)
-		goto err_free_chunks;
-	ret = sg_alloc_table(&ab->sgt, n, GFP_KERNEL);
-	if (ret)
-		goto err_free_chunks;
-	sg = ab->sgt.sgl;
-	list_for_each_entry(page, &chunks, lru) {
-		sg_set_page(sg, page, PAGE_SIZE << page_private(page), 0);
-		sg = sg_next(sg);
-	}
-	return 0;
-
-err_free_chunks:
-	ion_auto_free_chunks(&chunks);
-	return ret;
 }
 
 /* A direct device attached: one range, else chunks within reach. */
 static int ion_auto_back_direct(struct ion_buffer *buffer,
-				struct ion_auto_buffer *ab, struct device *most)
+				struct ion_auto_buffer *ab, struct device *most,
+				bool pool)
 {
 	int ret;
 
@@ -280,7 +187,7 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 		ab->why = "DMA API gave memory beyond a direct device's DMA mask";
 		return -ERANGE;
 	}
-	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit);
+	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit, pool);
 	if (ret) {
 		ab->why = ret == -ERANGE ?
 			  "no memory below the smallest DMA mask" :
@@ -310,6 +217,31 @@ static void ion_auto_copy(struct ion_buffer *buffer, struct sg_table *sgt,
 	}
 }
 
+/*
+ * Make the fresh entries of a new backing write-combined (the first
+ * @ab->fresh: pooled chunks are already); on failure give it all back.
+ */
+static int ion_auto_set_uncached(struct ion_buffer *buffer,
+				 struct ion_auto_buffer *ab)
+{
+	struct sg_table fresh = ab->sgt;
+	int ret;
+
+	fresh.nents = ab->fresh;
+	fresh.orig_nents = ab->fresh;
+	ret = ion_cache_set_uncached(&fresh);
+	if (!ret)
+		return 0;
+	/* The attributes are unchanged: nothing to restore. */
+	if (ab->dma_dev) {
+		ab->kind = ION_AUTO_WAITING;
+		ion_auto_unback(buffer, ab);
+	} else {
+		ion_auto_put_chunks(buffer, ab);
+	}
+	return ret;
+}
+
 /**
  * ion_auto_back() - choose and allocate the backing of an auto buffer
  * @buffer: the buffer
@@ -326,13 +258,15 @@ static void ion_auto_copy(struct ion_buffer *buffer, struct sg_table *sgt,
 int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 		  const void *from)
 {
+	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct device *most = ion_auto_collate(ab);
+	bool pool = cached || !from;	/* ion_auto_chunks.c, DOC */
 	int ret;
 
 	if (most) {
-		ret = ion_auto_back_direct(buffer, ab, most);
+		ret = ion_auto_back_direct(buffer, ab, most, pool);
 	} else {
-		ret = ion_auto_alloc_chunks(buffer, ab, U64_MAX);
+		ret = ion_auto_alloc_chunks(buffer, ab, U64_MAX, pool);
 		ab->kind = list_empty(&ab->devs) ? ION_AUTO_SYSTEM :
 						   ION_AUTO_SCATTERED;
 		ab->why = list_empty(&ab->devs) ?
@@ -345,11 +279,10 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 		goto err_waiting;
 	if (from)
 		ion_auto_copy(buffer, &ab->sgt, from);
-	if (!(buffer->flags & ION_FLAG_CACHED)) {
-		ret = ion_cache_set_uncached(&ab->sgt);
+	if (!cached && ab->fresh) {
+		ret = ion_auto_set_uncached(buffer, ab);
 		if (ret) {
 			ab->why = "could not make the pages write-combined";
-			ion_auto_unback(buffer, ab);
 			goto err_waiting;
 		}
 	}
@@ -365,32 +298,32 @@ err_waiting:
  * @buffer: the buffer
  * @ab:	    its state, backed
  *
- * Uncached pages that cannot be made cached again are leaked, with the
- * warning of ion_cache_restore_or_leak().
+ * Scattered chunks go to the pools (ion_auto_free_chunks()).  A
+ * contiguous range goes back to the DMA API; uncached pages of it that
+ * cannot be made cached again are leaked, with the warning of
+ * ion_cache_restore_or_leak().
  *
  * Context: Process context; sleeps; the buffer's lock held (or its last
  * reference gone).
  */
 void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 {
-	struct scatterlist *sg;
-	unsigned int i;
 	bool give_back = true;
 
+	if (!ab->dma_dev) {
+		ion_auto_free_chunks(buffer, ab);
+		ab->kind = ION_AUTO_WAITING;
+		return;
+	}
 	if (ab->kind != ION_AUTO_WAITING && !(buffer->flags & ION_FLAG_CACHED))
 		give_back = ion_cache_restore_or_leak(&ab->sgt,
 						      buffer->heap->name);
-	if (ab->dma_dev) {
-		if (give_back)
-			dma_free_pages(ab->dma_dev, buffer->size, ab->page,
-				       ab->dma, DMA_BIDIRECTIONAL);
-		put_device(ab->dma_dev);
-		ab->dma_dev = NULL;
-		ab->page = NULL;
-	} else if (give_back) {
-		for_each_sgtable_sg(&ab->sgt, sg, i)
-			__free_pages(sg_page(sg), get_order(sg->length));
-	}
+	if (give_back)
+		dma_free_pages(ab->dma_dev, buffer->size, ab->page, ab->dma,
+			       DMA_BIDIRECTIONAL);
+	put_device(ab->dma_dev);
+	ab->dma_dev = NULL;
+	ab->page = NULL;
 	sg_free_table(&ab->sgt);
 	ab->kind = ION_AUTO_WAITING;
 }
@@ -404,6 +337,7 @@ static void ion_auto_hand_over(struct ion_auto_buffer *to,
 	to->dma_dev = from->dma_dev;
 	to->page = from->page;
 	to->dma = from->dma;
+	to->fresh = from->fresh;
 	from->kind = ION_AUTO_WAITING;
 	memset(&from->sgt, 0, sizeof(from->sgt));
 	from->dma_dev = NULL;

@@ -283,6 +283,7 @@ static void ion_auto_debug_show(struct ion_heap *heap, struct seq_file *s)
 	seq_printf(s, "auto_last_failure: %s\n",
 		   ion_auto_last_failure[0] ? ion_auto_last_failure : "none");
 	spin_unlock(&ion_auto_fail_lock);
+	ion_auto_chunks_show(s);
 }
 
 /*
@@ -337,20 +338,32 @@ static struct ion_heap ion_auto_heap = {
 /**
  * ion_auto_heap_init() - register the auto heap
  *
+ * Creates the heap's page pools first.
+ *
  * Context: Process context (module init).
- * Return: 0 or the -errno of ion_device_add_heap().
+ * Return: 0, or the -errno of ion_chunk_pool_create() or
+ * ion_device_add_heap().
  */
 int ion_auto_heap_init(void)
 {
-	return ion_device_add_heap(&ion_auto_heap);
+	int ret;
+
+	ret = ion_auto_chunks_init();
+	if (ret)
+		return ret;
+	ret = ion_device_add_heap(&ion_auto_heap);
+	if (ret)
+		ion_auto_chunks_exit();
+	return ret;
 }
 
 /**
- * ion_auto_heap_exit() - unregister the auto heap
+ * ion_auto_heap_exit() - unregister the auto heap, free its pools
  *
  * Context: Process context (module exit).
  */
 void ion_auto_heap_exit(void)
 {
 	ion_device_remove_heap(&ion_auto_heap);
+	ion_auto_chunks_exit();
 }

@@ -49,26 +49,9 @@ static const size_t sizes[] = {
 };
 #define NSIZES	IT_ARRAY_SIZE(sizes)
 
-/* Sum of the pool_order_*_<mode> lines. */
 static long long mode_bytes(const char *mode)
 {
-	size_t mlen = strlen(mode);
-	long long sum = 0;
-	struct it_dfs d;
-	int i;
-
-	if (it_dfs_load(&d, HEAP_FILE))
-		return -1;
-	for (i = 0; i < d.nkeys; i++) {
-		size_t klen = strlen(d.keys[i]);
-
-		if (!strncmp(d.keys[i], "pool_order_", 11) && klen > mlen + 1 &&
-		    d.keys[i][klen - mlen - 1] == '_' &&
-		    !strcmp(d.keys[i] + klen - mlen, mode))
-			sum += strtoll(d.vals[i], NULL, 0);
-	}
-	it_dfs_free(&d);
-	return sum;
+	return ht_pool_mode_bytes(HEAP_FILE, mode);
 }
 
 /*

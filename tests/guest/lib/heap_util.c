@@ -206,6 +206,27 @@ int ht_system_wait(const char *key, long long max)
 	return 0;
 }
 
+long long ht_pool_mode_bytes(const char *file, const char *mode)
+{
+	size_t mlen = strlen(mode);
+	long long sum = 0;
+	struct it_dfs d;
+	int i;
+
+	if (it_dfs_load(&d, file))
+		return -1;
+	for (i = 0; i < d.nkeys; i++) {
+		size_t klen = strlen(d.keys[i]);
+
+		if (!strncmp(d.keys[i], "pool_order_", 11) && klen > mlen + 1 &&
+		    d.keys[i][klen - mlen - 1] == '_' &&
+		    !strcmp(d.keys[i] + klen - mlen, mode))
+			sum += strtoll(d.vals[i], NULL, 0);
+	}
+	it_dfs_free(&d);
+	return sum;
+}
+
 int ht_wait_deferred(void)
 {
 	return ht_system_wait("deferred_free_bytes", 0);

@@ -104,6 +104,9 @@ long long ht_system_num(const char *key);
 /* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
 int ht_system_wait(const char *key, long long max);
 
+/* Sum of the pool_order_*_<@mode> lines of the heap file @file, or -1. */
+long long ht_pool_mode_bytes(const char *file, const char *mode);
+
 /* Wait until the system heap's deferred zeroing is done. */
 int ht_wait_deferred(void);
 

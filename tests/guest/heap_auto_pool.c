@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heap_auto_pool: the auto heap's scattered backings come from its own
+ * page pools (kernel/heaps/ion_auto_chunks.c).
+ *
+ * - the pool keys are in the auto heap's debugfs file;
+ * - for cached and uncached buffers: CPU-first auto buffers (scattered
+ *   chunks), filled with a pattern and freed, grow the auto heap's pools
+ *   of that mode by exactly their size once zeroed; the same sizes backed
+ *   again (first use by mmap) shrink them by exactly that size, and read
+ *   zero;
+ * - echo 3 > /proc/sys/vm/drop_caches empties them.
+ */
+#include "heap_util.h"
+
+#define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
+
+/* Each starts with a 1 MiB chunk, so no free of them is "isolated". */
+static const size_t sizes[] = {
+	1 * MiB + 68 * KiB, 3 * MiB + 4 * KiB, 2 * MiB,
+};
+#define NSIZES	IT_ARRAY_SIZE(sizes)
+
+static long long auto_num(const char *key)
+{
+	return it_dfs_file_num(AUTO_FILE, key);
+}
+
+/* Wait for the auto pools' zeroing worker; 0 or -ETIMEDOUT after 60 s. */
+static int wait_deferred(void)
+{
+	long long t0 = it_now_ms(), v;
+
+	while ((v = auto_num("deferred_free_bytes")) != 0) {
+		if (v < 0 || it_now_ms() - t0 > 60000) {
+			tap_diag("deferred_free_bytes: %lld", v);
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Empty every pool: both heaps' zeroing done, then drop_caches. */
+static int drop_pools(void)
+{
+	int ret = wait_deferred();
+
+	return ret ? ret : ht_drop_pools();
+}
+
+/* One round of buffers of @sizes, all live at once. */
+struct round {
+	int bufs[NSIZES];
+	unsigned char *p[NSIZES];
+	unsigned int n;
+};
+
+/* Close every buffer of @r. */
+static void release(struct round *r)
+{
+	while (r->n--) {
+		munmap(r->p[r->n], sizes[r->n]);
+		close(r->bufs[r->n]);
+	}
+	r->n = 0;
+}
+
+/*
+ * Back auto buffers of @sizes by their first CPU use (mmap), each of
+ * which must read zero with @check, then fill them with a pattern; they
+ * stay live in @r (released on error).
+ */
+static int back(int ion, unsigned int flags, int check, struct round *r)
+{
+	unsigned int i;
+	long bad;
+
+	for (r->n = 0, i = 0; i < NSIZES; i++) {
+		r->bufs[i] = ht_alloc_map(ion, sizes[i], ION_HEAP_AUTO_ID,
+					  flags, &r->p[i]);
+		if (r->bufs[i] < 0) {
+			release(r);
+			return r->bufs[i];
+		}
+		r->n++;
+		bad = check ? it_check_zero(r->p[i], sizes[i]) : -1;
+		if (bad >= 0) {
+			tap_diag("buffer of %zu bytes: byte %ld not zero",
+				 sizes[i], bad);
+			release(r);
+			return -EILSEQ;
+		}
+		it_fill(r->p[i], sizes[i], i + 1);
+		ht_cpu_end(r->bufs[i]);
+	}
+	return 0;
+}
+
+/* A round backed, filled and freed, and the pools' zeroing waited for. */
+static int use_free(int ion, unsigned int flags)
+{
+	struct round r;
+	int ret = back(ion, flags, 0, &r);
+
+	release(&r);
+	return ret ? ret : wait_deferred();
+}
+
+static void keys_case(void)
+{
+	static const char *const keys[] = {
+		"pool_bytes", "deferred_free_bytes", "pool_order_8_cached",
+		"pool_order_4_cached", "pool_order_0_cached",
+		"pool_order_8_uncached", "pool_order_4_uncached",
+		"pool_order_0_uncached",
+	};
+	unsigned int i, missing = 0;
+
+	for (i = 0; i < IT_ARRAY_SIZE(keys); i++) {
+		if (auto_num(keys[i]) < 0) {
+			tap_diag("no %s in %s", keys[i], AUTO_FILE);
+			missing++;
+		}
+	}
+	tap_ok(!missing, "pool keys in the auto heap's debugfs file");
+}
+
+/* Freed backings are pooled, and the next first uses take them, zeroed. */
+static void reuse_case(int ion, unsigned int flags, const char *mode)
+{
+	long long empty, pooled = -1, after = -1;
+	struct round r;
+	size_t total = 0;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < NSIZES; i++)
+		total += sizes[i];
+	ret = drop_pools();
+	empty = ht_pool_mode_bytes(AUTO_FILE, mode);
+	if (!ret)
+		ret = use_free(ion, flags);
+	pooled = ht_pool_mode_bytes(AUTO_FILE, mode);
+	if (!ret)
+		ret = back(ion, flags, 1, &r);
+	after = ht_pool_mode_bytes(AUTO_FILE, mode);
+	if (!ret)
+		release(&r);
+	if (ret)
+		tap_diag("%s", strerror(-ret));
+	tap_diag("%s pools: %lld bytes empty, %lld after the free, %lld after reuse, %zu used",
+		 mode, empty, pooled, after, total);
+	tap_ok(!ret && empty == 0 && pooled == (long long)total,
+	       "%s: a freed auto backing goes to the auto heap's pools", mode);
+	tap_ok(!ret && pooled - after == (long long)total,
+	       "%s: the next first uses take every chunk from the pools, zeroed",
+	       mode);
+	wait_deferred();
+}
+
+static void drop_caches_case(int ion)
+{
+	long long pooled;
+	int ret;
+
+	ret = use_free(ion, ION_FLAG_CACHED);
+	pooled = auto_num("pool_bytes");
+	if (!ret)
+		ret = ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+	tap_diag("pool_bytes %lld -> %lld", pooled, auto_num("pool_bytes"));
+	tap_ok(!ret && pooled > 0 && auto_num("pool_bytes") == 0,
+	       "drop_caches empties the auto heap's pools");
+}
+
+int main(void)
+{
+	struct it_heaps hs;
+	int ion;
+
+	ion = it_setup(&hs);
+	if (!it_heap_find(&hs, ION_AUTO_HEAP_NAME)) {
+		tap_skip("auto heap pools", "no auto heap");
+		close(ion);
+		return tap_exit();
+	}
+	keys_case();
+	reuse_case(ion, ION_FLAG_CACHED, "cached");
+	reuse_case(ion, 0, "uncached");
+	drop_caches_case(ion);
+	close(ion);
+	return tap_exit();
+}
