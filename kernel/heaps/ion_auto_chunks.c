@@ -34,6 +34,17 @@
  * uncached buffer takes no pooled chunk: its copy is written through the
  * cacheable kernel mapping before the conversion, which on arm64 cleans
  * only the chunks it converts.
+ *
+ * Charging: with the module parameter memcg_charge on (ion_memcg.c), a
+ * fresh chunk is charged (__GFP_ACCOUNT) to the memory cgroup of the task
+ * that causes the first use, and a charged task takes only chunks pooled
+ * for its own cgroup, as for the system heap.  That task is the first
+ * user, not necessarily the allocator: the process whose mmap fault,
+ * begin_cpu_access or vmap comes first, or the importer mapping the
+ * buffer for a device (another process, or a kernel thread, whose root
+ * cgroup charges nothing); for a move, the task attaching late.  The
+ * charge stays with that cgroup until the buffer is freed.  Contiguous
+ * backings (the DMA API) are not charged.
  */
 
 /* As the system heap's, largest first: 1 MiB, 64 KiB, 4 KiB. */
@@ -82,7 +93,8 @@ static struct page *ion_auto_chunk(struct ion_auto_fill *f, unsigned int order,
 {
 	struct page *page = pool ? ion_chunk_get(ion_auto_pools, order,
 						 f->cached) : NULL;
-	gfp_t gfp = (order ? ION_AUTO_GFP_HIGH : ION_AUTO_GFP_LOW) | zone;
+	gfp_t gfp = (order ? ION_AUTO_GFP_HIGH : ION_AUTO_GFP_LOW) | zone |
+		    ion_memcg_gfp();	/* charged: DOC above */
 
 	if (page && !ion_auto_beyond(page, order, limit)) {
 		list_add_tail(&page->lru, &f->pooled);

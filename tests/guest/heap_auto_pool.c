@@ -9,8 +9,16 @@
  *   of that mode by exactly their size once zeroed; the same sizes backed
  *   again (first use by mmap) shrink them by exactly that size, and read
  *   zero;
- * - echo 3 > /proc/sys/vm/drop_caches empties them.
+ * - echo 3 > /proc/sys/vm/drop_caches empties them;
+ * - charging (memcg_charge on): a buffer allocated by this process (root
+ *   cgroup) and first used by a child in another cgroup is charged to the
+ *   child's cgroup (memory.current grows by its size), not before that
+ *   first use; with memcg_charge=N it is not charged.
  */
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include "heap_util.h"
 
 #define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
@@ -20,6 +28,13 @@ static const size_t sizes[] = {
 	1 * MiB + 68 * KiB, 3 * MiB + 4 * KiB, 2 * MiB,
 };
 #define NSIZES	IT_ARRAY_SIZE(sizes)
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG		CG_ROOT "/ion-auto-pool"
+#define CG_PARAM	"/sys/module/ion/parameters/memcg_charge"
+#define CG_LEN		(8 * MiB)
+/* The kernel's per-CPU charge batch (64 pages) and page tables. */
+#define CG_SLACK	(512 * KiB)
 
 static long long auto_num(const char *key)
 {
@@ -173,6 +188,100 @@ static void drop_caches_case(int ion)
 	       "drop_caches empties the auto heap's pools");
 }
 
+static long long cg_current(void)
+{
+	char *text = NULL;
+	long long v = -1;
+
+	if (it_read_file(CG "/memory.current", &text) > 0)
+		v = atoll(text);
+	free(text);
+	return v;
+}
+
+/*
+ * In a child: join CG, then first-use @buf (@len bytes) by mmap and a
+ * write to every page.  Exits 0 when memory.current grew by at least
+ * @len - CG_SLACK (@charged) or by less than CG_SLACK (!@charged).
+ */
+static void first_use_child(int buf, size_t len, int charged)
+{
+	char pid[16];
+	long long before, grew;
+	unsigned char *p;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (ht_write_str(CG "/cgroup.procs", pid, 0))
+		_exit(2);
+	before = cg_current();
+	p = ht_map(buf, len);
+	if (!p)
+		_exit(3);
+	it_fill(p, len, 7);
+	grew = cg_current() - before;
+	munmap(p, len);
+	tap_diag("child in %s: memory.current grew by %lld KiB at first use",
+		 CG, grew / 1024);
+	if (before < 0)
+		_exit(4);
+	_exit(charged ? grew < (long long)len - (long long)CG_SLACK :
+		       grew >= (long long)CG_SLACK);
+}
+
+/* Allocate here, first use in a child in CG: charged there iff @on. */
+static int charge_round(int ion, int on)
+{
+	long long at_alloc;
+	int buf, status = -1;
+	pid_t pid;
+
+	if (ht_write_str(CG_PARAM, on ? "Y\n" : "N\n", 0))
+		return -EIO;
+	buf = ht_alloc(ion, CG_LEN, 0, ION_HEAP_AUTO_ID, ION_FLAG_CACHED);
+	if (buf < 0)
+		return buf;
+	at_alloc = cg_current();
+	pid = fork();
+	if (pid == 0)
+		first_use_child(buf, CG_LEN, on);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	close(buf);
+	tap_diag("memcg_charge=%c: memory.current %lld KiB before the first use, child exit %d",
+		 on ? 'Y' : 'N', at_alloc / 1024,
+		 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+static void charge_case(int ion)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (stat(CG_ROOT "/cgroup.controllers", &st) &&
+	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
+		ret = -errno;
+	rmdir(CG);
+	if (!ret && (ht_write_str(CG_ROOT "/cgroup.subtree_control",
+				  "+memory", 0) || mkdir(CG, 0755)))
+		ret = -errno ? -errno : -EIO;
+	if (ret) {
+		tap_diag("cgroup2 with the memory controller: %s",
+			 strerror(-ret));
+		tap_ok(0, "cgroup2 with the memory controller");
+		return;
+	}
+	tap_ok(!charge_round(ion, 1),
+	       "charged at first use to the first user's cgroup, not the allocator's");
+	tap_ok(!charge_round(ion, 0),
+	       "memcg_charge=N: the first use charges nothing");
+	if (ht_write_str(CG_PARAM, "Y\n", 0))
+		tap_diag("could not turn memcg_charge back on");
+	wait_deferred();
+	if (rmdir(CG))
+		tap_diag("rmdir %s: %s", CG, strerror(errno));
+}
+
 int main(void)
 {
 	struct it_heaps hs;
@@ -188,6 +297,7 @@ int main(void)
 	reuse_case(ion, ION_FLAG_CACHED, "cached");
 	reuse_case(ion, 0, "uncached");
 	drop_caches_case(ion);
+	charge_case(ion);
 	close(ion);
 	return tap_exit();
 }
