@@ -54,6 +54,12 @@ while IFS= read -r line; do
 	grep -qx -- "$line" "$build/.config" ||
 		{ echo "debug-kernel: not set: $line"; missing=1; }
 done < "$frag"
+# ... and every option it leaves out must be out.
+while read -r _ opt rest; do
+	[ "$rest" = "is not set" ] || continue
+	! grep -q "^$opt=" "$build/.config" ||
+		{ echo "debug-kernel: still set: $opt"; missing=1; }
+done < <(grep -E '^# CONFIG_[A-Z0-9_]+ is not set$' "$frag")
 [ $missing = 0 ] || exit 1
 echo "debug-kernel: building in $build (takes ~20 minutes on 2 cores)"
 make -s -C "$src" O="$build" -j"$(nproc)" bzImage modules
