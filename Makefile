@@ -138,7 +138,7 @@ SOAK_BIN := $(BUILD)/guest/soak/soak
 RIG_SH := $(wildcard tests/rig/*.sh)
 RIG_BINS := $(RIG_SH:tests/rig/%.sh=$(BUILD)/guest/rig/%)
 
-.PHONY: all deps modules user dist check check-rig check-debug soak demo shell lint clean \
+.PHONY: all deps modules user dist check check-rig check-debug soak soak-debug demo shell lint clean \
 	install install-dev install-kapi bench deb check-deb
 
 all: deps
@@ -353,6 +353,9 @@ bench: all
 
 soak: all
 	scripts/soak.sh
+
+soak-debug: all
+	SOAK_DEBUG=1 scripts/soak.sh
 
 lint: deps
 	scripts/lint.sh

@@ -9,8 +9,10 @@
 # of make check or CI.
 #
 # Environment: SOAK_MINUTES (default 10), SOAK_SECONDS (overrides it),
-# RIG_SMP (default 4), RIG_MEM (default 2G), and what scripts/guest-run.sh
-# takes (KVER, ARCH=arm64, RIG_IOMMU=1, KERNEL_IMAGE...).
+# SOAK_DEBUG=1 (boot the debug kernel of make check-debug, KASAN, lockdep,
+# kmemleak..., with ion built against it; make soak-debug), RIG_SMP
+# (default 4), RIG_MEM (default 2G), and what scripts/guest-run.sh takes
+# (KVER, ARCH=arm64, RIG_IOMMU=1, KERNEL_IMAGE...).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,15 @@ secs=${SOAK_SECONDS:-$((minutes * 60))}
 export RIG_ENV="${RIG_ENV:+$RIG_ENV
 }SOAK_SECONDS=$secs"
 export RIG_SMP=${RIG_SMP:-4}
-export RIG_TEST_TIMEOUT=$((secs + 600))
-export RIG_TIMEOUT=$((secs + 900))
+slack=600
+if [ "${SOAK_DEBUG:-}" = 1 ]; then
+	BUILD=${BUILD:-$top/build}
+	. "$top/scripts/debug-env.sh"
+	debug_env
+	export RIG_ENV="$RIG_ENV
+RIG_DEBUG_KERNEL=1"
+	slack=1800	# KASAN under TCG: boot and checks are slower
+fi
+export RIG_TEST_TIMEOUT=$((secs + slack))
+export RIG_TIMEOUT=$((secs + slack + 300))
 exec "$top/scripts/guest-run.sh" soak
