@@ -59,9 +59,13 @@
  * attach, map: /sys/kernel/debug/ion/fail/) fail with chance N % during
  * the main run; the failures injected are reported, and at least one
  * must have been.  The quota runs are left out then.
+ * --kernel-faults N (or $ION_FUZZ_KERNEL_FAULTS; fuzz_ioctl/kfault.c) does
+ * the same with the kernel's failslab and fail_page_alloc, on kernels that
+ * have them (make check-debug's): any call may then answer ENOMEM.
  *
  * Usage: fuzz_ioctl [--seed N] [--iterations N] [--procs N] [--threads N]
- *		     [--only P.T] [--fail-percent N] [--verbose]
+ *		     [--only P.T] [--fail-percent N] [--kernel-faults N]
+ *		     [--verbose]
  *
  * One program of several files: this one (configuration, the loop, the
  * forked children, main) and the .c files of fuzz_ioctl/, one per
@@ -255,8 +259,10 @@ static void *thr_main(void *arg)
 	thr_setup(t);
 	if (!t->scratch)
 		return NULL;
+	kfault_thread(1);
 	for (t->iter = 0; t->calls < per_thread; t->iter++)
 		one_op(t);
+	kfault_thread(0);
 	/* thread 0 of each worker process exits with everything open */
 	if (t->proc == 0 || t->idx != 0)
 		thr_cleanup(t);
@@ -320,14 +326,14 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: fuzz_ioctl [--seed N] [--iterations N] "
 		"[--procs N] [--threads N] [--only P.T] [--fail-percent N] "
-		"[--verbose]\n");
+		"[--kernel-faults N] [--verbose]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int i, ion, status, bad_procs = 0, total_threads, ok, armed;
-	long injected;
+	int i, ion, status, bad_procs = 0, total_threads, ok, armed, karmed;
+	long injected, kinjected;
 	long long t0, ms;
 	struct sysinfo si;
 	char prefix[48];
@@ -353,6 +359,9 @@ int main(int argc, char **argv)
 	env = getenv("ION_FUZZ_FAIL_PERCENT");
 	if (env && *env)
 		fail_percent = atoi(env);
+	env = getenv("ION_FUZZ_KERNEL_FAULTS");
+	if (env && *env)
+		kfault_percent = atoi(env);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
@@ -367,6 +376,8 @@ int main(int argc, char **argv)
 			;
 		else if (!strcmp(argv[i], "--fail-percent") && i + 1 < argc)
 			fail_percent = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--kernel-faults") && i + 1 < argc)
+			kfault_percent = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = 1;
 		else
@@ -377,7 +388,7 @@ int main(int argc, char **argv)
 		nthreads = 1;
 	}
 	if (nthreads < 1 || nprocs < 0 || iterations < 1 || fail_percent < 0 ||
-	    fail_percent > 100)
+	    fail_percent > 100 || kfault_percent < 0 || kfault_percent > 100)
 		usage();
 	printf("# seed=%llu\n", (unsigned long long)seed);
 	total_threads = (nprocs + 1) * nthreads;
@@ -388,9 +399,9 @@ int main(int argc, char **argv)
 	       nprocs + 1, nthreads, per_thread,
 	       only_proc >= 0 ? " (one sequence only)" : "");
 	printf("# reproduce: fuzz_ioctl --seed %llu --iterations %ld"
-	       " --procs %d --threads %d --fail-percent %d\n",
+	       " --procs %d --threads %d --fail-percent %d --kernel-faults %d\n",
 	       (unsigned long long)seed, iterations, nprocs, nthreads,
-	       fail_percent);
+	       fail_percent, kfault_percent);
 	fflush(stdout);
 
 	ion = it_setup(&hs);
@@ -417,6 +428,7 @@ int main(int argc, char **argv)
 	memset(sh, 0, sizeof(*sh));
 	pids = calloc(nprocs + 1, sizeof(*pids));
 	armed = inject_start();
+	karmed = kfault_start();
 	cov_start();
 	t0 = it_now_ms();
 	for (i = 1; i <= nprocs; i++) {
@@ -436,6 +448,7 @@ int main(int argc, char **argv)
 	}
 	ms = it_now_ms() - t0;
 	injected = inject_stop();
+	kinjected = kfault_stop();
 	close_all(-1);
 	tap_diag("%ld calls in %lld ms, %ld forked children, %ld violations",
 		 sh->calls, ms, sh->children, sh->violations);
@@ -454,9 +467,12 @@ int main(int argc, char **argv)
 	if (fail_percent)
 		tap_ok(armed && injected > 0, "fault injection at %d %%: %ld "
 		       "failures injected", fail_percent, injected);
+	if (kfault_percent)
+		tap_ok(karmed && kinjected > 0, "kernel fault injection at %d %%: %ld allocations failed",
+		       kfault_percent, kinjected);
 	report_violations(NULL);
 	/* coverage is asserted in a whole plain run of the usual length */
-	cov_report(!fail_percent && only_proc < 0 &&
+	cov_report(!fail_percent && !kfault_percent && only_proc < 0 &&
 		   iterations >= DEF_ITERATIONS / 4);
 	tap_ok(quota_set || !sh->edquot,
 	       "no call answered EDQUOT: no quota applies to root (%ld)",
@@ -467,7 +483,7 @@ int main(int argc, char **argv)
 	       "after the run: debugfs summary, every heap and the clients"
 	       " back to zero");
 	/* The quota runs are the plain fuzzer's (fuzz_inject.sh: not twice). */
-	if (!fail_percent)
+	if (!fail_percent && !kfault_percent)
 		quota_runs(only_proc >= 0 ? iterations : iterations / 4);
 
 	/* the kernel is alive and /dev/ion still works */

@@ -7,8 +7,8 @@
  * ops_random.c (random command numbers), ops_fd.c (dma-buf ioctls,
  * mmap, munmap, touching, close, dup, open), ops_dev.c (real importers:
  * ion_test's edu and vgem), coverage.c (which of the auto heap's paths
- * ran), quota.c (the runs with quotas set) and inject.c (the main run with
- * fault injection).
+ * ran), quota.c (the runs with quotas set), inject.c (the main run with
+ * ion's fault injection) and kfault.c (with the kernel's).
  */
 #ifndef ION_FUZZ_IOCTL_H
 #define ION_FUZZ_IOCTL_H
@@ -334,5 +334,19 @@ extern int fail_percent;
 int inject_start(void);
 /* Set them back to 0; the number of failures injected. */
 long inject_stop(void);
+
+/* ------------------------------------------------------------------ */
+/* The kernel's fault injection during the main run (kfault.c)          */
+
+/* --kernel-faults: chance in % that a slab or page allocation fails. */
+extern int kfault_percent;
+/* Set while the knobs are armed: check() then allows ENOMEM, ENOBUFS. */
+extern int kfault_armed;
+/* Arm failslab and fail_page_alloc; 1 when armed (or when off). */
+int kfault_start(void);
+/* Make the calling thread (and what it forks) subject to them, or not. */
+void kfault_thread(int on);
+/* Disarm; the number of allocations failed. */
+long kfault_stop(void);
 
 #endif /* ION_FUZZ_IOCTL_H */

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* The knobs of ion's fault injection (it_fail.h). */
+/* The knobs of ion's and the kernel's fault injection (it_fail.h). */
 #include <errno.h>
 #include <stdio.h>
 
 #include "it_fail.h"
 
-int it_fail_set(const char *step, const char *knob, long long val)
+int it_knob_write(const char *path, long long val)
 {
-	char path[128];
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
@@ -21,13 +19,11 @@ int it_fail_set(const char *step, const char *knob, long long val)
 	return 0;
 }
 
-long long it_fail_get(const char *step, const char *knob)
+long long it_knob_read(const char *path)
 {
-	char path[128];
 	long long v = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -35,4 +31,20 @@ long long it_fail_get(const char *step, const char *knob)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+int it_fail_set(const char *step, const char *knob, long long val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
+	return it_knob_write(path, val);
+}
+
+long long it_fail_get(const char *step, const char *knob)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), IT_FAIL_DIR "%s/%s", step, knob);
+	return it_knob_read(path);
 }
