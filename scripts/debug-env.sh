@@ -50,6 +50,9 @@ debug_env() {
 		case $m in ''|'#'*) continue ;; esac
 		grep -qE "/($m|${m//_/-}|${m//-/_})\.ko(\.xz)?:" "$moddir/modules.dep" &&
 			continue
+		# built in (virtio_pci, virtio_console: defconfig has them =y)
+		grep -qE "/($m|${m//_/-}|${m//-/_})\.ko\$" "$moddir/modules.builtin" &&
+			continue
 		f=$(extra_src "$m")
 		[ -n "$f" ] || { echo "debug-env: the debug kernel has no $m" >&2; exit 1; }
 		echo "debug-env: building $m, left out of the debug kernel's config"
