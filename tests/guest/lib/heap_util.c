@@ -192,6 +192,20 @@ long long ht_system_num(const char *key)
 	return it_dfs_file_num(HT_SYSTEM_HEAP_FILE, key);
 }
 
+int ht_carveout_memmap(void)
+{
+	struct it_dfs d;
+	const char *src;
+	int ret = 0;
+
+	if (!it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
+		src = it_dfs_get(&d, "region_source");
+		ret = src && !strcmp(src, "memmap");
+		it_dfs_free(&d);
+	}
+	return ret;
+}
+
 int ht_system_wait(const char *key, long long max)
 {
 	long long t0 = it_now_ms(), v;

@@ -101,6 +101,13 @@ long long ht_free_bytes(void);
 /* A number from the system heap's debugfs file, or -1. */
 long long ht_system_num(const char *key);
 
+/*
+ * Is the carveout heap's region a memmap= one (debugfs region_source)?
+ * Such a region is not System RAM: its mappings refuse to be split.
+ * 1 or 0; 0 also without a carveout heap.
+ */
+int ht_carveout_memmap(void);
+
 /* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
 int ht_system_wait(const char *key, long long max);
 
