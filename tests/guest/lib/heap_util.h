@@ -74,6 +74,9 @@ int ht_edu_copy(int tfd, unsigned int src, unsigned long long src_off,
 		unsigned int dst, unsigned long long dst_off, unsigned int len,
 		struct ion_test_dma *d);
 
+/* sysfs directory of the edu PCI device (1234:11e8) in @buf, or -ENOENT. */
+int ht_edu_sysfs(char *buf, size_t size);
+
 /* Physical address of a buffer's start as ion_test sees it, or 0. */
 unsigned long long ht_buf_phys(int tfd, int buf);
 
