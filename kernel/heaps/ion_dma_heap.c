@@ -24,8 +24,9 @@
  * only when that is off); see ion_dma_zeroed_by_allocator().
  *
  * Alignment: a buffer is aligned to the page order that covers it, and
- * where CMA serves it to at most CONFIG_CMA_ALIGNMENT's order (1 MiB with
- * 4 KiB pages): a larger align is -EINVAL, never given short.
+ * with CMA (CONFIG_DMA_CMA) to at most CONFIG_CMA_ALIGNMENT's order (1 MiB
+ * with 4 KiB pages): a larger align is -EINVAL, never given short.  Also
+ * where no CMA area was reserved: the default area is not exported.
  *
  * Both are physically contiguous on a DMA-direct device, so phys works.
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
@@ -305,6 +306,9 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 	if (!IS_ENABLED(CONFIG_DMA_CMA))
 		seq_printf(s, "max_contiguous: %lu\n",
 			   PAGE_SIZE << MAX_PAGE_ORDER);
+	else
+		seq_printf(s, "cma_max_align: %lu\n",
+			   PAGE_SIZE << ION_DMA_CMA_ALIGN_ORDER);
 }
 
 static const struct ion_heap_ops ion_dma_heap_ops = {

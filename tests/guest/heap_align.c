@@ -54,17 +54,27 @@ static const struct it_heap *known(const char *name)
 }
 
 /*
- * The DMA heap's cap where CMA serves it: CMA aligns a range to its order
- * but at most CONFIG_CMA_ALIGNMENT's (1 MiB with 4 KiB pages), so a 2 MiB
- * buffer aligned to 2 MiB is refused there, and given aligned elsewhere.
- * 0-3 one-MiB buffers are held first, so a first fit at a 1 MiB step would
- * not land on 2 MiB by chance every time.
+ * The DMA heap's cap where CMA may serve it: CMA aligns a range to its
+ * order but at most CONFIG_CMA_ALIGNMENT's (1 MiB with 4 KiB pages), so a
+ * 2 MiB buffer aligned to 2 MiB is refused by a kernel with CMA (the
+ * heap's debugfs cma_max_align says its cap; a kernel with a CMA area
+ * must have one), and given aligned elsewhere.  0-3 one-MiB buffers are
+ * held first, so a first fit at a 1 MiB step would not land on 2 MiB by
+ * chance every time.
  */
 static void cma_cap_case(int ion, int tfd, const struct it_heap *kh)
 {
+	long long cap = it_heap_num(ION_DMA_HEAP_NAME, "cma_max_align");
 	size_t mib = 1 << 20, align;
-	int spacers[3], buf, i, k, cma = ht_meminfo("CmaTotal") > 0;
+	int spacers[3], buf, i, k, cma;
 	unsigned long long phys;
+
+	tap_diag("CmaTotal %lld, cma_max_align %lld", ht_meminfo("CmaTotal"),
+		 cap);
+	tap_ok(ht_meminfo("CmaTotal") <= 0 || cap == (long long)mib,
+	       "dma: where a CMA area exists, debugfs says CMA caps align "
+	       "at 1 MiB");
+	cma = cap > 0;
 
 	for (k = 0; k <= 3; k++) {
 		for (i = 0; i < k; i++)
@@ -75,7 +85,7 @@ static void cma_cap_case(int ion, int tfd, const struct it_heap *kh)
 			phys = buf >= 0 && tfd >= 0 ? ht_buf_phys(tfd, buf) : 0;
 			tap_diag("dma: %d held, align %zu: %d, phys 0x%llx",
 				 k, align, buf, phys);
-			if (cma && align > mib)
+			if (cma && align > (size_t)cap)
 				it_expect(buf < 0 ? buf : 0, EINVAL,
 					  "dma: len 2M align 2M with %d held: "
 					  "EINVAL, CMA aligns to 1M at most",
@@ -84,7 +94,7 @@ static void cma_cap_case(int ion, int tfd, const struct it_heap *kh)
 				tap_ok(phys && !(phys % align),
 				       "dma: len 2M align %zuM with %d held: "
 				       "allocated, address aligned%s", align / mib,
-				       k, cma ? " (CMA)" : "");
+				       k, cma ? " (CMA cap)" : "");
 			if (buf >= 0)
 				close(buf);
 		}
