@@ -23,6 +23,11 @@
  * ones from the page allocator's init_on_alloc (ion clears them itself
  * only when that is off); see ion_dma_zeroed_by_allocator().
  *
+ * Alignment: a buffer is aligned to the page order that covers it, and
+ * with CMA (CONFIG_DMA_CMA) to at most CONFIG_CMA_ALIGNMENT's order (1 MiB
+ * with 4 KiB pages): a larger align is -EINVAL, never given short.  Also
+ * where no CMA area was reserved: the default area is not exported.
+ *
  * Both are physically contiguous on a DMA-direct device, so phys works.
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
  * memory comes from the buddy allocator, so a buffer is at most
@@ -67,6 +72,13 @@ MODULE_PARM_DESC(dma_mask_bits,
 #define ION_DMA_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 #define ION_DMA_ATTRS_UNCACHED	(DMA_ATTR_WRITE_COMBINE | \
 				 DMA_ATTR_NO_KERNEL_MAPPING)
+
+/* The page order CMA aligns a DMA allocation to at most (with CMA). */
+#ifdef CONFIG_DMA_CMA
+#define ION_DMA_CMA_ALIGN_ORDER	CONFIG_CMA_ALIGNMENT
+#else
+#define ION_DMA_CMA_ALIGN_ORDER	0	/* not used */
+#endif
 
 /**
  * struct ion_dma_buffer - one buffer of the DMA heap
@@ -177,17 +189,30 @@ static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
 	return 0;
 }
 
+/*
+ * The largest alignment a buffer of @len bytes is sure to get.  The DMA API
+ * aligns an allocation to the smallest page order that covers it
+ * (dma-api.rst); more than that cannot be asked for.  With CMA, DMA-direct
+ * takes a buffer of more than a page from the CMA area, which aligns it to
+ * that order but at most CONFIG_CMA_ALIGNMENT (cma_alloc_aligned()): a
+ * larger alignment is refused rather than given short.
+ */
+static unsigned long ion_dma_max_align(unsigned long len)
+{
+	unsigned int order = get_order(len);
+
+	if (IS_ENABLED(CONFIG_DMA_CMA) && len > PAGE_SIZE)
+		order = min_t(unsigned int, order, ION_DMA_CMA_ALIGN_ORDER);
+	return PAGE_SIZE << order;
+}
+
 static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
 	unsigned long len = buffer->size, align = buffer->align;
 	struct ion_dma_buffer *db;
 	int ret;
 
-	/*
-	 * The DMA API aligns an allocation to the smallest page order that
-	 * covers it (dma-api.rst); more than that cannot be asked for.
-	 */
-	if (align > (PAGE_SIZE << get_order(len)))
+	if (align > ion_dma_max_align(len))
 		return -EINVAL;
 	if (len > ION_CHUNK_MAX ||	/* one sg entry for a cached buffer */
 	    !ion_heap_leaves_reserve(len >> PAGE_SHIFT, NULL))
@@ -281,6 +306,9 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 	if (!IS_ENABLED(CONFIG_DMA_CMA))
 		seq_printf(s, "max_contiguous: %lu\n",
 			   PAGE_SIZE << MAX_PAGE_ORDER);
+	else
+		seq_printf(s, "cma_max_align: %lu\n",
+			   PAGE_SIZE << ION_DMA_CMA_ALIGN_ORDER);
 }
 
 static const struct ion_heap_ops ion_dma_heap_ops = {

@@ -2,7 +2,8 @@
 /*
  * heap_align: the contiguous heaps honour the handle ABI's align (the
  * physical address, as ion_test sees it, is a multiple of it); the DMA
- * heap refuses an alignment beyond the size's page order with EINVAL; the
+ * heap refuses an alignment beyond the size's page order with EINVAL, and
+ * where CMA serves it one beyond CMA's 1 MiB (CONFIG_CMA_ALIGNMENT); the
  * system heap gives pages (align only needs page alignment there).  A
  * one-page buffer is held in the heap during each case, so the heap's
  * next free address is not aligned by accident.
@@ -50,6 +51,57 @@ static const struct it_heap *known(const char *name)
 		if (!strcmp(it_known_heaps[i].name, name))
 			return &it_known_heaps[i];
 	return NULL;
+}
+
+/*
+ * The DMA heap's cap where CMA may serve it: CMA aligns a range to its
+ * order but at most CONFIG_CMA_ALIGNMENT's (1 MiB with 4 KiB pages), so a
+ * 2 MiB buffer aligned to 2 MiB is refused by a kernel with CMA (the
+ * heap's debugfs cma_max_align says its cap; a kernel with a CMA area
+ * must have one), and given aligned elsewhere.  0-3 one-MiB buffers are
+ * held first, so a first fit at a 1 MiB step would not land on 2 MiB by
+ * chance every time.
+ */
+static void cma_cap_case(int ion, int tfd, const struct it_heap *kh)
+{
+	long long cap = it_heap_num(ION_DMA_HEAP_NAME, "cma_max_align");
+	size_t mib = 1 << 20, align;
+	int spacers[3], buf, i, k, cma;
+	unsigned long long phys;
+
+	tap_diag("CmaTotal %lld, cma_max_align %lld", ht_meminfo("CmaTotal"),
+		 cap);
+	tap_ok(ht_meminfo("CmaTotal") <= 0 || cap == (long long)mib,
+	       "dma: where a CMA area exists, debugfs says CMA caps align "
+	       "at 1 MiB");
+	cma = cap > 0;
+
+	for (k = 0; k <= 3; k++) {
+		for (i = 0; i < k; i++)
+			spacers[i] = ht_alloc(ion, mib, 0, kh->id, ION_FLAG_CACHED);
+		for (align = mib; align <= 2 * mib; align *= 2) {
+			buf = ht_alloc(ion, 2 * mib, align, kh->id,
+				       ION_FLAG_CACHED);
+			phys = buf >= 0 && tfd >= 0 ? ht_buf_phys(tfd, buf) : 0;
+			tap_diag("dma: %d held, align %zu: %d, phys 0x%llx",
+				 k, align, buf, phys);
+			if (cma && align > (size_t)cap)
+				it_expect(buf < 0 ? buf : 0, EINVAL,
+					  "dma: len 2M align 2M with %d held: "
+					  "EINVAL, CMA aligns to 1M at most",
+					  k);
+			else
+				tap_ok(phys && !(phys % align),
+				       "dma: len 2M align %zuM with %d held: "
+				       "allocated, address aligned%s", align / mib,
+				       k, cma ? " (CMA cap)" : "");
+			if (buf >= 0)
+				close(buf);
+		}
+		for (i = 0; i < k; i++)
+			if (spacers[i] >= 0)
+				close(spacers[i]);
+	}
 }
 
 int main(void)
@@ -100,6 +152,12 @@ int main(void)
 		       kh->contig ? "" : " to a page (not contiguous)");
 		close(buf);
 	}
+	if (!it_heap_find(&hs, ION_DMA_HEAP_NAME))
+		tap_skip("dma: CMA's alignment cap", "heap not registered");
+	else if (tfd < 0)
+		tap_skip("dma: CMA's alignment cap", "no /dev/ion_test");
+	else
+		cma_cap_case(ion, tfd, known(ION_DMA_HEAP_NAME));
 	if (tfd >= 0)
 		close(tfd);
 	close(ion);

@@ -41,24 +41,6 @@ static int co_load(struct co_stats *st)
 }
 
 /*
- * The region debugfs shows is the one the command line reserved: source,
- * base (memmap= gives it) and size.
- */
-static int region_is_memmap(void)
-{
-	struct it_dfs d;
-	const char *src;
-	int ret = 0;
-
-	if (!it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
-		src = it_dfs_get(&d, "region_source");
-		ret = src && !strcmp(src, "memmap");
-		it_dfs_free(&d);
-	}
-	return ret;
-}
-
-/*
  * A memmap= region is not System RAM: its mappings cannot be split
  * (munmap or mprotect of a part: EINVAL, the mapping intact); a
  * reserve_mem= one's can.  Cached and uncached alike.
@@ -66,7 +48,7 @@ static int region_is_memmap(void)
 static void split_case(int ion, unsigned int flags)
 {
 	const char *how = flags ? "cached" : "uncached";
-	int whole = region_is_memmap(), buf, um, mp, ok;
+	int whole = ht_carveout_memmap(), buf, um, mp, ok;
 	unsigned char *p;
 
 	buf = ht_alloc(ion, 4 * 4096, 0, ION_HEAP_TYPE_CARVEOUT, flags);
@@ -87,6 +69,10 @@ out:
 		close(buf);
 }
 
+/*
+ * The region debugfs shows is the one the command line reserved: source,
+ * base (memmap= gives it) and size.
+ */
 static void region_case(void)
 {
 	unsigned long long size = 0, base = 0;

@@ -32,7 +32,6 @@
  * wrote).  TCG models no caches, so the maintenance is shown to happen,
  * not to be needed.
  */
-#include <dirent.h>
 
 #include "heap_util.h"
 
@@ -230,43 +229,6 @@ static void phys_case(int ion, int tfd, const struct it_heap *kh)
 	close(buf);
 }
 
-/* Does sysfs file @dir/@dev/@attr start with @want? */
-static int sysfs_is(const char *dir, const char *dev, const char *attr,
-		    const char *want)
-{
-	char path[600], *v = NULL;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/%s/%s", dir, dev, attr);
-	if (it_read_file(path, &v) < 0)
-		return 0;
-	ret = v && !strncmp(v, want, strlen(want));
-	free(v);
-	return ret;
-}
-
-/* sysfs directory of the edu PCI device (1234:11e8) in @buf, or -ENOENT. */
-static int edu_sysfs(char *buf, size_t size)
-{
-	static const char dir[] = "/sys/bus/pci/devices";
-	struct dirent *e;
-	int found = -ENOENT;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return -errno;
-	while (found && (e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    !sysfs_is(dir, e->d_name, "vendor", "0x1234") ||
-		    !sysfs_is(dir, e->d_name, "device", "0x11e8"))
-			continue;
-		snprintf(buf, size, "%s/%s", dir, e->d_name);
-		found = 0;
-	}
-	closedir(d);
-	return found;
-}
-
 /* Which path edu's DMA takes, and does sysfs agree with ion_test? */
 static void path_case(const struct ion_test_info *info)
 {
@@ -280,7 +242,7 @@ static void path_case(const struct ion_test_info *info)
 			       "direct (physical addresses)",
 		 info->coherent ? "DMA-coherent" : "non-coherent",
 		 info->iommu_group);
-	if (edu_sysfs(dev, sizeof(dev))) {
+	if (ht_edu_sysfs(dev, sizeof(dev))) {
 		tap_ok(0, "edu found in /sys/bus/pci/devices");
 		return;
 	}

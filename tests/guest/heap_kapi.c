@@ -8,7 +8,8 @@
  * device, and another client's handle is refused; it allocates a buffer,
  * writes it through ion_map_kernel and shares it as an fd that user space
  * reads here; a freed handle is refused once the next allocation reused
- * its memory.
+ * its memory; a handle whose client was destroyed is refused by a client
+ * created after it, whose own first handle is another.
  */
 #include "heap_util.h"
 
@@ -30,6 +31,8 @@ static const struct {
 	{ ION_TEST_KAPI_SHARE_FD, "ion_share_fd" },
 	{ ION_TEST_KAPI_STALE, "a freed handle is refused by every call" },
 	{ ION_TEST_KAPI_FREE, "ion_free and ion_unmap_kernel" },
+	{ ION_TEST_KAPI_DEAD,
+	  "a handle that outlived its client is refused by later clients" },
 };
 
 /* User space fills a buffer, ion_test runs the calls; 0 or -errno. */

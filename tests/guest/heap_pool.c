@@ -30,7 +30,10 @@
  *   within 8 MiB (both read after drop_caches, with the pools empty; the
  *   drop while filled, at least half the pooled bytes, shows the
  *   measurement sees pooled memory at all: not all of them, since a debug
- *   kernel's KASAN quarantine and kmemleak free memory meanwhile).
+ *   kernel's KASAN quarantine and kmemleak free memory meanwhile); the
+ *   drop_caches after the unload calls every shrinker still registered,
+ *   so one ion left behind would run the unloaded module's code (an Oops
+ *   the rig reports).
  * Runs last what unloads ion.ko, and loads it again.
  */
 #include <signal.h>
@@ -408,8 +411,11 @@ static void unload_case(int ion)
 	close(ion);
 	if (!ret && syscall(SYS_delete_module, "ion", O_NONBLOCK))
 		ret = -errno;
+	/* Runs every registered shrinker: one ion left would run freed code. */
 	if (!ret)
 		ret = ht_write_str("/proc/sys/vm/drop_caches", "3\n", 0);
+	tap_ok(!ret, "drop_caches after the unload: no shrinker of ion's "
+	       "left registered (%d)", ret);
 	free2 = ht_free_bytes();
 	if (ret)
 		tap_diag("%s", strerror(-ret));

@@ -64,15 +64,15 @@ static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
 
 static void ion_test_sync(struct ion_test_slot_data *s, bool for_device)
 {
-	struct device *dev = ion_test_edu_device();
-
 	/* dma-buf mode: the exporter syncs on DMA_BUF_IOCTL_SYNC. */
 	if (s->mode != ION_TEST_MODE_CLIENT)
 		return;
 	if (for_device)
-		dma_sync_sgtable_for_device(dev, &s->copy, DMA_BIDIRECTIONAL);
+		dma_sync_sgtable_for_device(s->dma_dev, &s->copy,
+					    DMA_BIDIRECTIONAL);
 	else
-		dma_sync_sgtable_for_cpu(dev, &s->copy, DMA_BIDIRECTIONAL);
+		dma_sync_sgtable_for_cpu(s->dma_dev, &s->copy,
+					 DMA_BIDIRECTIONAL);
 }
 
 /**

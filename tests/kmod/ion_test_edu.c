@@ -74,7 +74,11 @@ struct ion_test_edu {
 	struct mutex lock; /* see the kernel-doc above */
 };
 
-/* Set in probe, cleared in remove; the misc device only reads it. */
+/*
+ * Set in probe, cleared in remove; commands read it once (READ_ONCE) and
+ * may use what they read until their file's lock is dropped (remove waits
+ * for that, ion_test_unmap_device()).
+ */
 static struct ion_test_edu *ion_test_edu;
 
 #if IS_ENABLED(CONFIG_ARM64)
@@ -99,7 +103,9 @@ MODULE_PARM_DESC(edu_noncoherent,
  */
 struct device *ion_test_edu_device(void)
 {
-	return ion_test_edu ? &ion_test_edu->pdev->dev : NULL;
+	struct ion_test_edu *edu = READ_ONCE(ion_test_edu);
+
+	return edu ? &edu->pdev->dev : NULL;
 }
 
 /**
@@ -110,7 +116,9 @@ struct device *ion_test_edu_device(void)
  */
 bool ion_test_edu_iommu(void)
 {
-	return ion_test_edu && ion_test_edu->iommu;
+	struct ion_test_edu *edu = READ_ONCE(ion_test_edu);
+
+	return edu && edu->iommu;
 }
 
 /**
@@ -123,7 +131,9 @@ bool ion_test_edu_iommu(void)
  */
 bool ion_test_edu_coherent(void)
 {
-	return ion_test_edu && dev_is_dma_coherent(&ion_test_edu->pdev->dev);
+	struct ion_test_edu *edu = READ_ONCE(ion_test_edu);
+
+	return edu && dev_is_dma_coherent(&edu->pdev->dev);
 }
 
 /**
@@ -134,12 +144,13 @@ bool ion_test_edu_coherent(void)
  */
 int ion_test_edu_iommu_group(void)
 {
+	struct ion_test_edu *edu = READ_ONCE(ion_test_edu);
 	struct iommu_group *group;
 	int id;
 
-	if (!ion_test_edu)
+	if (!edu)
 		return -1;
-	group = iommu_group_get(&ion_test_edu->pdev->dev);
+	group = iommu_group_get(&edu->pdev->dev);
 	if (!group)
 		return -1;
 	id = iommu_group_id(group);
@@ -183,7 +194,7 @@ static int ion_test_edu_wait(struct ion_test_edu *edu)
  */
 int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram)
 {
-	struct ion_test_edu *edu = ion_test_edu;
+	struct ion_test_edu *edu = READ_ONCE(ion_test_edu);
 	u64 buf = EDU_BUF_ADDR + dev_off;
 	int ret;
 
@@ -266,14 +277,20 @@ static int ion_test_edu_probe(struct pci_dev *pdev,
 	return 0;
 }
 
+/*
+ * Unbound through sysfs with files open, or at module exit with none: no
+ * new command finds edu once ion_test_edu is NULL, and
+ * ion_test_unmap_device() waits for the commands that found it and undoes
+ * every mapping for it before devres frees @edu.
+ */
 static void ion_test_edu_remove(struct pci_dev *pdev)
 {
 	struct ion_test_edu *edu = pci_get_drvdata(pdev);
 
-	/* Wait for a transfer in flight; the misc device is gone already. */
 	mutex_lock(&edu->lock);
-	ion_test_edu = NULL;
+	WRITE_ONCE(ion_test_edu, NULL);
 	mutex_unlock(&edu->lock);
+	ion_test_unmap_device(&pdev->dev);
 	mutex_destroy(&edu->lock);
 }
 

@@ -197,6 +197,24 @@ static void ion_test_kapi_alloc(struct ion_test_kapi_run *r)
 	ion_test_kapi_check(arg, ION_TEST_KAPI_FREE, !ion_free(r->client, h));
 }
 
+/* Does every call of @client refuse @h with -EINVAL? */
+static bool ion_test_kapi_refused(struct ion_client *client,
+				  struct ion_handle *h)
+{
+	ion_phys_addr_t addr;
+	size_t len;
+	bool ok;
+
+	ok = ion_phys(client, h, &addr, &len) == -EINVAL &&
+	     PTR_ERR(ion_map_kernel(client, h)) == -EINVAL &&
+	     PTR_ERR(ion_sg_table(client, h)) == -EINVAL &&
+	     PTR_ERR(ion_share_dma_buf(client, h)) == -EINVAL &&
+	     ion_share_fd(client, h) == -EINVAL &&
+	     ion_free(client, h) == -EINVAL;
+	ion_unmap_kernel(client, h);
+	return ok;
+}
+
 /*
  * A freed handle is refused by every call, also once the next ion_alloc()
  * got a new handle (whose memory is likely the freed one's).  The new
@@ -206,8 +224,6 @@ static void ion_test_kapi_stale(struct ion_test_kapi_run *r)
 {
 	struct ion_test_kapi *arg = r->arg;
 	struct ion_handle *stale, *fresh;
-	ion_phys_addr_t addr;
-	size_t len;
 	bool ok;
 
 	stale = ion_alloc(r->client, PAGE_SIZE, 0, arg->heap_mask, arg->flags);
@@ -218,15 +234,42 @@ static void ion_test_kapi_stale(struct ion_test_kapi_run *r)
 	fresh = ion_alloc(r->client, PAGE_SIZE, 0, arg->heap_mask, arg->flags);
 	ok = !IS_ERR_OR_NULL(fresh) && fresh != stale &&
 	     !IS_ERR(ion_sg_table(r->client, fresh)) &&
-	     ion_phys(r->client, stale, &addr, &len) == -EINVAL &&
-	     PTR_ERR(ion_map_kernel(r->client, stale)) == -EINVAL &&
-	     PTR_ERR(ion_sg_table(r->client, stale)) == -EINVAL &&
-	     PTR_ERR(ion_share_dma_buf(r->client, stale)) == -EINVAL &&
-	     ion_share_fd(r->client, stale) == -EINVAL &&
-	     ion_free(r->client, stale) == -EINVAL &&
+	     ion_test_kapi_refused(r->client, stale) &&
 	     ion_free(r->client, NULL) == -EINVAL;
-	ion_unmap_kernel(r->client, stale);
 	ion_test_kapi_check(arg, ION_TEST_KAPI_STALE, ok);
+}
+
+/*
+ * A handle that outlived its client names nothing in a client created
+ * after it (kernel handle ids are unique among all kernel clients), nor
+ * in a client that lived before: every call refuses it, and the new
+ * client's first handle is another one.  Both clients go here.
+ */
+static void ion_test_kapi_dead(struct ion_test_kapi_run *r)
+{
+	struct ion_test_kapi *arg = r->arg;
+	struct ion_handle *stale, *fresh;
+	struct ion_client *dead, *next;
+	bool ok;
+
+	dead = ion_client_create(ion_default_device(), ~0U, "ion_test_dead");
+	if (IS_ERR_OR_NULL(dead)) {
+		ion_test_kapi_check(arg, ION_TEST_KAPI_DEAD, false);
+		return;
+	}
+	stale = ion_alloc(dead, PAGE_SIZE, 0, arg->heap_mask, arg->flags);
+	ion_client_destroy(dead);
+	next = ion_client_create(ion_default_device(), ~0U, "ion_test_next");
+	if (IS_ERR_OR_NULL(next)) {
+		ion_test_kapi_check(arg, ION_TEST_KAPI_DEAD, false);
+		return;
+	}
+	fresh = ion_alloc(next, PAGE_SIZE, 0, arg->heap_mask, arg->flags);
+	ok = !IS_ERR_OR_NULL(stale) && !IS_ERR_OR_NULL(fresh) &&
+	     fresh != stale && ion_test_kapi_refused(next, stale) &&
+	     ion_test_kapi_refused(r->client, stale);
+	ion_test_kapi_check(arg, ION_TEST_KAPI_DEAD, ok);
+	ion_client_destroy(next);
 }
 
 static void ion_test_kapi_run(struct ion_test_kapi_run *r)
@@ -240,6 +283,7 @@ static void ion_test_kapi_run(struct ion_test_kapi_run *r)
 	}
 	ion_test_kapi_alloc(r);
 	ion_test_kapi_stale(r);
+	ion_test_kapi_dead(r);
 }
 
 /**

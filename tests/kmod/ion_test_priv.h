@@ -32,6 +32,8 @@ struct ion_handle;
  * @attach:	dma-buf mode: edu's attachment, or NULL
  * @probe:	PROBE_EDU mode: the probe device's attachment (never mapped)
  * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
+ * @dma_dev:	the device @dma_sgt is mapped for (edu, or the probe
+ *		device in PROBE mode), or NULL
  * @mapped:	@dma_sgt is set
  *
  * Owned by its file's slot array, under the file's lock.
@@ -46,12 +48,14 @@ struct ion_test_slot_data {
 	struct dma_buf_attachment *attach;
 	struct dma_buf_attachment *probe;
 	struct sg_table *dma_sgt;
+	struct device *dma_dev;
 	bool mapped;
 };
 
 /**
  * struct ion_test_file - one open /dev/ion_test
  * @lock:	 protects @slots and @frag (one ioctl at a time per file)
+ * @node:	 in the list of open files (ion_test_main.c), for edu's remove
  * @client:	 the file's ion kernel client, for its whole life
  * @slots:	 imports, NULL when free
  * @frag:	 blocks held by ION_TEST_IOC_FRAGMENT (linked by page->lru,
@@ -60,6 +64,7 @@ struct ion_test_slot_data {
  */
 struct ion_test_file {
 	struct mutex lock; /* see the kernel-doc above */
+	struct list_head node;
 	struct ion_client *client;
 	struct ion_test_slot_data *slots[ION_TEST_MAX_SLOTS];
 	struct list_head frag;
@@ -67,8 +72,14 @@ struct ion_test_file {
 };
 
 /* ion_test_main.c */
-struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
 size_t ion_test_sgt_size(struct sg_table *sgt);
+
+/* ion_test_import.c: imports by slot */
+struct ion_test_slot_data *ion_test_slot(struct ion_test_file *tf, u32 slot);
+long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg);
+long ion_test_ioc_release(struct ion_test_file *tf, void __user *uarg);
+void ion_test_slot_unmap(struct ion_test_slot_data *s);
+void ion_test_slot_free(struct ion_test_file *tf, struct ion_test_slot_data *s);
 
 /* ion_test_dma.c: commands */
 long ion_test_ioc_info(struct ion_test_file *tf, void __user *uarg);
@@ -81,6 +92,9 @@ long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg);
 
 /* ion_test_main.c: a device reaching all memory, for DMA mapping tests */
 struct device *ion_test_probe_device(void);
+
+/* ion_test_main.c: every file's mappings for @dev undone (its remove) */
+void ion_test_unmap_device(struct device *dev);
 
 /* ion_test_frag.c: fragmenting free memory */
 long ion_test_ioc_fragment(struct ion_test_file *tf, void __user *uarg);

@@ -101,15 +101,10 @@ static void touch(struct fmap *m, size_t off)
 static int carveout_whole_maps(void)
 {
 	static int whole = -1;
-	struct it_dfs d;
-	const char *src;
 
-	if (whole < 0 && !it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
-		src = it_dfs_get(&d, "region_source");
-		whole = src && !strcmp(src, "memmap");
-		it_dfs_free(&d);
-	}
-	return whole > 0;
+	if (whole < 0)
+		whole = ht_carveout_memmap();
+	return whole;
 }
 
 void op_munmap(struct thr *t)

@@ -74,6 +74,9 @@ int ht_edu_copy(int tfd, unsigned int src, unsigned long long src_off,
 		unsigned int dst, unsigned long long dst_off, unsigned int len,
 		struct ion_test_dma *d);
 
+/* sysfs directory of the edu PCI device (1234:11e8) in @buf, or -ENOENT. */
+int ht_edu_sysfs(char *buf, size_t size);
+
 /* Physical address of a buffer's start as ion_test sees it, or 0. */
 unsigned long long ht_buf_phys(int tfd, int buf);
 
@@ -100,6 +103,13 @@ long long ht_free_bytes(void);
 
 /* A number from the system heap's debugfs file, or -1. */
 long long ht_system_num(const char *key);
+
+/*
+ * Is the carveout heap's region a memmap= one (debugfs region_source)?
+ * Such a region is not System RAM: its mappings refuse to be split.
+ * 1 or 0; 0 also without a carveout heap.
+ */
+int ht_carveout_memmap(void);
 
 /* Wait until @key reads at most @max; 0, or -ETIMEDOUT after 60 s. */
 int ht_system_wait(const char *key, long long max);
