@@ -87,11 +87,14 @@ for ko in "$kodir"/tests/kmod/*.ko; do
 	[ -e "$ko" ] && add_ours "$ko"
 done
 # A kernel may lack one of these (6.1 amd64 has no virtio_iommu): the
-# tests that need it say so and skip.
+# tests that need it say so and skip.  Built-in ones (the debug kernel's
+# virtio_pci) need nothing.
 while read -r m; do
 	case $m in ''|'#'*) continue ;; esac
 	if ! grep -qE "/($m|${m//_/-}|${m//-/_})\.ko(\.xz)?:" "$moddir/modules.dep"; then
-		echo "mkinitramfs: kernel $KVER has no module $m" >&2
+		grep -qE "/($m|${m//_/-}|${m//-/_})\.ko\$" \
+			"$moddir/modules.builtin" 2>/dev/null ||
+			echo "mkinitramfs: kernel $KVER has no module $m" >&2
 		continue
 	fi
 	add_debian "$m"
