@@ -20,6 +20,7 @@
  * The allocating runs in a child so that a kill or a hang shows as a
  * failed case; a child that hangs is killed by an alarm of HANG_S.
  */
+#include <poll.h>
 #include <signal.h>
 #include <sys/sysinfo.h>
 
@@ -68,6 +69,30 @@ static void child(int out, unsigned long long len, unsigned int mask,
 	_exit(0);
 }
 
+/*
+ * The child @pid has not answered for HANG_S - 10 s: say where it is (its
+ * kernel stack, and every CPU's backtrace in the kernel log) before its
+ * alarm kills it.
+ */
+static void report_hang(pid_t pid)
+{
+	char path[64], *text = NULL, *line, *save = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	if (it_read_file(path, &text) >= 0)
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			tap_diag("child's kernel stack: %s", line);
+	free(text);
+	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "l", 1) != 1)
+			tap_diag("sysrq l: %s", strerror(errno));
+		close(fd);
+	}
+}
+
 static int kmsg;
 static const char *const oom_lines[] = {
 	"invoked oom-killer", "Out of memory", "Killed process", NULL
@@ -83,6 +108,7 @@ static void run_min(const char *name, unsigned long long len,
 {
 	long long oom0 = it_vmstat("oom_kill"), oom1;
 	struct report r = { .err = -1 };
+	struct pollfd pfd = { .events = POLLIN };
 	int p[2], status = 0, killed;
 	pid_t pid;
 
@@ -97,6 +123,9 @@ static void run_min(const char *name, unsigned long long len,
 		child(p[1], len, mask, legacy, hold);
 	}
 	close(p[1]);
+	pfd.fd = p[0];
+	if (poll(&pfd, 1, (HANG_S - 10) * 1000) == 0)
+		report_hang(pid);
 	if (read(p[0], &r, sizeof(r)) != sizeof(r))
 		r.err = -1;
 	close(p[0]);
