@@ -183,17 +183,32 @@ static int ion_test_attach(struct ion_test_slot_data *s, struct device *dev)
 	return 0;
 }
 
-/* The physical range of the pages of @sgt: first page, one past the top. */
-static void ion_test_phys_range(struct sg_table *sgt,
+/*
+ * The physical range of the buffer's pages: first page, one past the top.
+ * Read from a kernel client's own table of the buffer (ion_sg_table()),
+ * never from the importer's mapped table: an importer must not look at
+ * the pages of what dma_buf_map_attachment() returns, and with
+ * CONFIG_DMABUF_DEBUG (the debug kernel) dma-buf scrambles them to catch
+ * importers that do.  The buffer is backed by now (edu mapped it).
+ */
+static void ion_test_phys_range(struct ion_test_file *tf,
 				struct ion_test_import *arg)
 {
+	struct ion_handle *h = ion_import_fd(tf->client, arg->fd);
 	struct scatterlist *sg;
+	struct sg_table *sgt;
 	unsigned int i;
 
-	arg->cpu_phys = sg_phys(sgt->sgl);
-	for_each_sgtable_sg(sgt, sg, i)
-		arg->phys_end = max_t(u64, arg->phys_end,
-				      sg_phys(sg) + sg->length);
+	if (IS_ERR_OR_NULL(h))
+		return;
+	sgt = ion_sg_table(tf->client, h);
+	if (!IS_ERR_OR_NULL(sgt)) {
+		arg->cpu_phys = sg_phys(sgt->sgl);
+		for_each_sgtable_sg(sgt, sg, i)
+			arg->phys_end = max_t(u64, arg->phys_end,
+					      sg_phys(sg) + sg->length);
+	}
+	ion_free(tf->client, h);
 }
 
 /*
@@ -201,7 +216,8 @@ static void ion_test_phys_range(struct sg_table *sgt,
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
  * device attached first for PROBE_EDU.  PROBE: the probe device alone.
  */
-static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
+static int ion_test_import_dmabuf(struct ion_test_file *tf,
+				  struct ion_test_slot_data *s,
 				  struct ion_test_import *arg)
 {
 	struct device *dev = ion_test_edu_device();
@@ -234,7 +250,7 @@ static int ion_test_import_dmabuf(struct ion_test_slot_data *s,
 	}
 	arg->dma_err = ion_test_attach(s, dev);
 	if (!arg->dma_err)
-		ion_test_phys_range(s->dma_sgt, arg);
+		ion_test_phys_range(tf, arg);
 	return 0;
 }
 
@@ -317,7 +333,7 @@ long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 	if (s->mode == ION_TEST_MODE_CLIENT)
 		ret = ion_test_import_client(tf, s, &arg);
 	else
-		ret = ion_test_import_dmabuf(s, &arg);
+		ret = ion_test_import_dmabuf(tf, s, &arg);
 	if (ret) {
 		kfree(s);
 		return ret;
