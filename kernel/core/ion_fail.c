@@ -15,7 +15,7 @@
 /**
  * DOC: fault injection
  *
- * Each fallible step of the core can be made to fail on purpose, so that
+ * Each fallible step of ion can be made to fail on purpose, so that
  * the error paths behind it run in any kernel: Debian's kernels have
  * neither FAULT_INJECTION nor FUNCTION_ERROR_INJECTION, so failslab and
  * fail_function cannot reach them there.  The steps, one directory each
@@ -29,6 +29,10 @@
  * - ``attach``: a device attaching to a buffer (dma_buf_attach(), -ENOMEM)
  * - ``map``:    mapping an attachment for its device (-ENOMEM)
  * - ``kapi``:   ion_alloc() of the kernel API (-ENOMEM)
+ * - ``refill``: a heap taking a fresh chunk from the page allocator when its
+ *   pool has none (ion_chunk_get_or_alloc(): as if alloc_pages() had
+ *   failed, so the system heap tries a smaller order and fails the
+ *   buffer with -ENOMEM at order 0)
  *
  * Each directory holds three knobs, read and written as decimal numbers,
  * and a counter: ``times`` fails the next N calls of the step (counting
@@ -72,6 +76,7 @@ static struct ion_fail_knobs ion_fail_steps[ION_FAIL_NR] = {
 	[ION_FAIL_ATTACH] = { .name = "attach" },
 	[ION_FAIL_MAP] = { .name = "map" },
 	[ION_FAIL_KAPI] = { .name = "kapi" },
+	[ION_FAIL_REFILL] = { .name = "refill" },
 };
 
 DEFINE_STATIC_KEY_FALSE(ion_fail_key);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ion: fault injection into the core's fallible steps (core/ion_fail.c).
- * Only kernel/core/ includes this header.
+ * ion: fault injection into ion's fallible steps (core/ion_fail.c).
+ * kernel/core/ includes this header, and the chunk pools
+ * (heaps/ion_chunk_pool.c) for the refill step.
  */
 #ifndef _ION_FAIL_H
 #define _ION_FAIL_H
@@ -18,6 +19,7 @@ enum ion_fail_step {
 	ION_FAIL_ATTACH,	/* the dma-buf attach op */
 	ION_FAIL_MAP,		/* the dma-buf map op */
 	ION_FAIL_KAPI,		/* ion_alloc() of the kernel API */
+	ION_FAIL_REFILL,	/* a heap's chunk from the page allocator */
 	ION_FAIL_NR
 };
 

@@ -14,7 +14,11 @@
  * maps at import; vgem does not on 7.x): ENOMEM, no attachment left, the
  * next import works.  kapi through
  * ion_test's ION_TEST_IOC_KAPI: only its ion_alloc() check fails, and
- * nothing is left.  Last, with every knob back to 0, the static key is
+ * nothing is left.  refill (a heap's fresh chunk from the page allocator)
+ * failing for every chunk of one allocation, the pools emptied first, on
+ * each heap that reaches it (the system heap must, in all three ways):
+ * ENOMEM, nothing left, the next allocation zeroed.  Last, with every
+ * knob back to 0, the static key is
  * off again and allocations succeed.
  */
 #include <linux/dma-heap.h>
@@ -30,7 +34,7 @@
 #define LEN		(64 << 10)
 
 static const char *const steps[] = { "alloc", "export", "attach", "map",
-				     "kapi" };
+				     "kapi", "refill" };
 
 /* Arm @step to fail its next call, with a fresh hits counter. */
 static int arm_once(const char *step)
@@ -170,6 +174,48 @@ static void alloc_case(int ion, const char *step, const struct it_heap *kh,
 }
 
 /*
+ * refill: every fresh chunk a heap takes from the page allocator fails
+ * (probability 100 while one allocation runs, the pools emptied first),
+ * so the heap runs out of orders to try.  Heaps that take no chunk from
+ * the pools at allocation (contiguous, DMA, carveout, the auto heap
+ * before first use) never reach the step: 1 when @kh did.
+ */
+static int refill_case(int ion, const struct it_heap *kh, unsigned int w)
+{
+	struct snap a, b;
+	long long hits;
+	int ret;
+
+	dirty(ion, kh);
+	ht_drop_pools();
+	snap(&a);
+	if (!tap_ok(!it_fail_set("refill", "hits", 0) &&
+		    !it_fail_set("refill", "probability", 100),
+		    "refill %s %s: armed", kh->name, ways[w].name))
+		return 0;
+	ret = ways[w].alloc(ion, kh);
+	it_fail_set("refill", "probability", 0);
+	hits = it_fail_get("refill", "hits");
+	if (ret >= 0)
+		close(ret);
+	if (hits <= 0)
+		return 0;
+	tap_ok(ret == -ENOMEM, "refill %s %s: the allocation fails with ENOMEM (%s; %lld chunks refused)",
+	       kh->name, ways[w].name,
+	       ret >= 0 ? "succeeded" : strerror(-ret), hits);
+	snap(&b);
+	tap_ok(a.fds == b.fds && a.buffers == b.buffers &&
+	       a.bytes == b.bytes && a.handles == b.handles,
+	       "refill %s %s: no fd, buffer or handle left (fds %d->%d, buffers %lld->%lld, handles %lld->%lld)",
+	       kh->name, ways[w].name, a.fds, b.fds, a.buffers, b.buffers,
+	       a.handles, b.handles);
+	tap_ok(next_zeroed(ion, kh),
+	       "refill %s %s: the next allocation of the same size is zeroed",
+	       kh->name, ways[w].name);
+	return 1;
+}
+
+/*
  * Importers that attach and map a buffer at import: 0 or -errno, and a
  * token to release it by.  vgem's PRIME import maps it up to 6.x (7.x
  * maps on first use); ion_test's probe device always does.
@@ -297,6 +343,18 @@ int main(void)
 		for (i = 0; (kh = it_known_next(&hs, &i)); i++)
 			for (w = 0; w < IT_ARRAY_SIZE(ways); w++)
 				alloc_case(ion, steps[s], kh, w);
+	for (i = 0, ok = 0; (kh = it_known_next(&hs, &i)); i++) {
+		int hit = 0;
+
+		for (w = 0; w < IT_ARRAY_SIZE(ways); w++)
+			hit += refill_case(ion, kh, w);
+		if (!strcmp(kh->name, "ion_system_heap"))
+			ok = hit == (int)IT_ARRAY_SIZE(ways);
+		else if (!hit)
+			tap_diag("refill %s: never reached (no pooled chunks at allocation)",
+				 kh->name);
+	}
+	tap_ok(ok, "refill: the system heap reached the step in every way of allocating");
 	/* attach: vgem and the probe device; map: the probe device. */
 	drm = open_vgem();
 	tfd = ht_test_open();
