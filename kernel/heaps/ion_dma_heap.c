@@ -41,7 +41,26 @@
  * vmap, and the linear-map switch of ion_cache_x86.c, done here as for the
  * system heaps.  The heap's device sits behind no IOMMU, so its DMA
  * addresses are physical; importers map buffers for their own devices.
+ *
+ * The direct map on x86: converting part of a 2 MiB page of the linear map
+ * splits it into 4 KiB pages for good (DOC: uncached blocks (x86)).  So an
+ * uncached buffer of at most 2 MiB is, on x86, a chunk of the system
+ * heap's write-combined 2 MiB blocks (ion_cache_uncached_chunk(), of the
+ * buffer's order, so aligned as the DMA API would align it) when the
+ * chunk lies below the device's coherent DMA mask, which with the guest's
+ * memory below 4 GiB it always does; it is mapped to user space with
+ * remap_pfn_range() as dma-direct would.  Not under memory encryption
+ * (SEV, TDX), where dma-direct hands out decrypted memory that blocks are
+ * not.  A larger buffer, or one whose chunk lies beyond the mask, comes
+ * from dma_alloc_attrs(), asked from 1 MiB on for whole 2 MiB blocks
+ * (ion_cache_uncached_span(): dma-direct allocates the whole order anyway)
+ * so that the conversion keeps the large pages.  What still splits, and is
+ * counted in direct_map_splits: a buffer under 1 MiB from
+ * dma_alloc_attrs() (no block to be had, or beyond the mask: rounding it
+ * to 2 MiB would cost more memory than the split costs TLB reach), and a
+ * CMA allocation, aligned only to CONFIG_CMA_ALIGNMENT (1 MiB by default).
  */
+#include <linux/cc_platform.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
@@ -74,8 +93,12 @@ MODULE_PARM_DESC(dma_mask_bits,
  * @cookie: uncached: what dma_alloc_attrs() returned (opaque, never
  *	    dereferenced); NULL for cached buffers
  * @page:   cached: what dma_alloc_pages() returned; NULL for uncached
- * @dma:    DMA address for the heap's device
+ * @chunk:  uncached from a write-combined block: its first page (@cookie
+ *	    and @page NULL)
+ * @dma:    DMA address for the heap's device (unset for a @chunk)
  * @attrs:  DMA_ATTR_* of the allocation
+ * @len:    bytes asked of dma_alloc_attrs(): the buffer's size, or whole
+ *	    2 MiB blocks (DOC above)
  *
  * Owned by its ion_buffer (priv_virt): made by allocate, gone after free.
  */
@@ -83,11 +106,16 @@ struct ion_dma_buffer {
 	struct sg_table sgt;
 	void *cookie;
 	struct page *page;
+	struct page *chunk;
 	dma_addr_t dma;
 	unsigned long attrs;
+	size_t len;
 };
 
 static struct platform_device *ion_dma_pdev;
+
+/* Uncached buffers cut from write-combined blocks, ever (debugfs). */
+static atomic_long_t ion_dma_block_buffers = ATOMIC_LONG_INIT(0);
 
 static int ion_dma_zero(struct sg_table *sgt)
 {
@@ -120,13 +148,67 @@ static bool ion_dma_zeroed_by_allocator(void)
 	return want_init_on_alloc(ION_DMA_GFP) && !want_init_on_free();
 }
 
+/*
+ * An uncached buffer of @len bytes from a write-combined block (DOC
+ * above), or -ENOMEM for dma_alloc_attrs() to try.
+ */
+static int ion_dma_get_chunk(struct device *dev, struct ion_dma_buffer *db,
+			     unsigned long len)
+{
+	unsigned int order = get_order(len);
+	struct page *page;
+	int ret;
+
+	if (order > ION_CACHE_BLOCK_ORDER ||
+	    cc_platform_has(CC_ATTR_MEM_ENCRYPT))
+		return -ENOMEM;
+	page = ion_cache_uncached_chunk(order, dev_to_node(dev), false);
+	if (!page)
+		return -ENOMEM;
+	ret = -ENOMEM;
+	if (page_to_phys(page) + (PAGE_SIZE << order) - 1 >
+	    dev->coherent_dma_mask)
+		goto err_put;
+	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_put;
+	sg_set_page(db->sgt.sgl, page, len, 0);
+	db->chunk = page;
+	atomic_long_inc(&ion_dma_block_buffers);
+	return 0;
+
+err_put:
+	ion_cache_uncached_chunk_put(page, order);
+	return ret;
+}
+
+/*
+ * The table to convert and restore: the whole @db->len of a one-entry
+ * (dma-direct) buffer, @db->sgt as it is otherwise.
+ */
+static struct sg_table *ion_dma_conv_table(struct ion_dma_buffer *db,
+					   struct sg_table *one,
+					   struct scatterlist *sg)
+{
+	if (db->sgt.orig_nents != 1)
+		return &db->sgt;
+	ion_cache_one_table(one, sg, sg_page(db->sgt.sgl),
+			    db->len >> PAGE_SHIFT);
+	return one;
+}
+
 static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 				unsigned long len)
 {
+	struct scatterlist one_sg;
+	struct sg_table one;
 	int ret;
 
+	if (!ion_dma_get_chunk(dev, db, len))
+		return 0;
+	db->len = ion_cache_uncached_span(len >> PAGE_SHIFT) << PAGE_SHIFT;
 	db->attrs = ION_DMA_ATTRS_UNCACHED;
-	db->cookie = dma_alloc_attrs(dev, len, &db->dma, ION_DMA_GFP,
+	db->cookie = dma_alloc_attrs(dev, db->len, &db->dma, ION_DMA_GFP,
 				     db->attrs);
 	if (!db->cookie)
 		return -ENOMEM;
@@ -139,7 +221,7 @@ static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 		if (ret)
 			goto err_free_table;
 	}
-	ret = ion_cache_set_uncached(&db->sgt);
+	ret = ion_cache_set_uncached(ion_dma_conv_table(db, &one, &one_sg));
 	if (ret)
 		goto err_free_table;
 	return 0;
@@ -147,7 +229,7 @@ static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 err_free_table:
 	sg_free_table(&db->sgt);
 err_free:
-	dma_free_attrs(dev, len, db->cookie, db->dma, db->attrs);
+	dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	return ret;
 }
 
@@ -212,13 +294,19 @@ static void ion_dma_free(struct ion_buffer *buffer)
 {
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = buffer->heap->priv;
+	struct scatterlist one_sg;
+	struct sg_table one;
 
 	if (db->page) {
 		dma_free_pages(dev, buffer->size, db->page, db->dma,
 			       DMA_BIDIRECTIONAL);
-	} else if (ion_cache_restore_or_leak(&db->sgt, buffer->heap->name)) {
-		dma_free_attrs(dev, buffer->size, db->cookie, db->dma,
-			       db->attrs);
+	} else if (db->chunk) {
+		ion_cache_uncached_chunk_put(db->chunk,
+					     get_order(buffer->size));
+	} else if (ion_cache_restore_or_leak(ion_dma_conv_table(db, &one,
+							       &one_sg),
+					     buffer->heap->name)) {
+		dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	}
 	sg_free_table(&db->sgt);
 	kfree(db);
@@ -244,6 +332,12 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 
 	if (db->page)
 		return dma_mmap_pages(dev, vma, buffer->size, db->page);
+	/* As dma-direct maps its own memory; the core set the WC prot. */
+	if (db->chunk)
+		return remap_pfn_range(vma, vma->vm_start,
+				       page_to_pfn(db->chunk) + vma->vm_pgoff,
+				       vma->vm_end - vma->vm_start,
+				       vma->vm_page_prot);
 	return dma_mmap_attrs(dev, vma, db->cookie, db->dma, buffer->size,
 			      db->attrs);
 }
@@ -277,6 +371,9 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 
 	seq_printf(s, "device: %s\n", dev_name(dev));
 	seq_printf(s, "dma_mask_bits: %u\n", dma_mask_bits);
+	seq_printf(s, "uncached_block_buffers: %ld\n",
+		   atomic_long_read(&ion_dma_block_buffers));
+	seq_printf(s, "direct_map_splits: %ld\n", ion_cache_split_count());
 	/* With CMA the limit is the default area's free space. */
 	if (!IS_ENABLED(CONFIG_DMA_CMA))
 		seq_printf(s, "max_contiguous: %lu\n",
