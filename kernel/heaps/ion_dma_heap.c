@@ -14,14 +14,23 @@
  *   DMA_ATTR_WRITE_COMBINE and DMA_ATTR_NO_KERNEL_MAPPING (the core maps
  *   the pages itself when a kernel mapping is asked for).  User mappings go
  *   through dma_mmap_attrs(), the sg table through dma_get_sgtable_attrs().
- * - Cached buffers come from dma_alloc_pages(), the modern form of the old
- *   non-consistent attribute: normal cacheable memory owned by the device,
- *   with dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
+ * - Cached buffers on a device whose DMA is cache coherent (x86; the
+ *   device's dev_is_dma_coherent()) come from dma_alloc_attrs() with
+ *   DMA_ATTR_NO_KERNEL_MAPPING too: normal cacheable memory that needs no
+ *   sync, mapped through dma_mmap_attrs(), which keeps the cacheable
+ *   protection on such a device.  On another device they come from
+ *   dma_alloc_pages(), the modern form of the old non-consistent
+ *   attribute: normal cacheable memory owned by the device, with
+ *   dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
  *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
  *
- * Zeroing: cached buffers come zeroed from dma_alloc_pages(), uncached
- * ones from the page allocator's init_on_alloc (ion clears them itself
- * only when that is off); see ion_dma_zeroed_by_allocator().
+ * Zeroing: dma_alloc_pages() memsets what it returns, on top of the page
+ * allocator's init_on_alloc; dma_alloc_attrs() without a kernel mapping
+ * does not, so those buffers are zeroed once, by init_on_alloc (ion
+ * clears them itself only when that is off); see
+ * ion_dma_zeroed_by_allocator().  The second zeroing was the cached cold
+ * path's extra cost on x86: 1.16-1.20x mainline's instructions at 4 KiB-
+ * 1 MiB (Documentation/bench.md, "Issue 25").
  *
  * Both are physically contiguous on a DMA-direct device, so phys works.
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
@@ -61,6 +70,7 @@
  * CMA allocation, aligned only to CONFIG_CMA_ALIGNMENT (1 MiB by default).
  */
 #include <linux/cc_platform.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
@@ -90,9 +100,10 @@ MODULE_PARM_DESC(dma_mask_bits,
 /**
  * struct ion_dma_buffer - one buffer of the DMA heap
  * @sgt:    the buffer's pages (buffer->sg_table points here)
- * @cookie: uncached: what dma_alloc_attrs() returned (opaque, never
- *	    dereferenced); NULL for cached buffers
- * @page:   cached: what dma_alloc_pages() returned; NULL for uncached
+ * @cookie: what dma_alloc_attrs() returned (opaque, never dereferenced):
+ *	    uncached buffers, and cached ones on a coherent device; or NULL
+ * @page:   cached on a device that is not coherent: what
+ *	    dma_alloc_pages() returned; or NULL
  * @chunk:  uncached from a write-combined block: its first page (@cookie
  *	    and @page NULL)
  * @dma:    DMA address for the heap's device (unset for a @chunk)
@@ -197,17 +208,24 @@ static struct sg_table *ion_dma_conv_table(struct ion_dma_buffer *db,
 	return one;
 }
 
-static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
-				unsigned long len)
+/*
+ * A buffer from dma_alloc_attrs() without a kernel mapping: uncached
+ * (write-combined, in whole 2 MiB blocks from 1 MiB on) unless a block
+ * serves it, or cached on a cache-coherent device (DOC above).
+ */
+static int ion_dma_get_attrs(struct device *dev, struct ion_dma_buffer *db,
+			     unsigned long len, bool cached)
 {
 	struct scatterlist one_sg;
 	struct sg_table one;
 	int ret;
 
-	if (!ion_dma_get_chunk(dev, db, len))
+	if (!cached && !ion_dma_get_chunk(dev, db, len))
 		return 0;
-	db->len = ion_cache_uncached_span(len >> PAGE_SHIFT) << PAGE_SHIFT;
-	db->attrs = ION_DMA_ATTRS_UNCACHED;
+	db->len = cached ? len :
+		  ion_cache_uncached_span(len >> PAGE_SHIFT) << PAGE_SHIFT;
+	db->attrs = cached ? DMA_ATTR_NO_KERNEL_MAPPING :
+		    ION_DMA_ATTRS_UNCACHED;
 	db->cookie = dma_alloc_attrs(dev, db->len, &db->dma, ION_DMA_GFP,
 				     db->attrs);
 	if (!db->cookie)
@@ -221,9 +239,12 @@ static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 		if (ret)
 			goto err_free_table;
 	}
-	ret = ion_cache_set_uncached(ion_dma_conv_table(db, &one, &one_sg));
-	if (ret)
-		goto err_free_table;
+	if (!cached) {
+		ret = ion_cache_set_uncached(ion_dma_conv_table(db, &one,
+								&one_sg));
+		if (ret)
+			goto err_free_table;
+	}
 	return 0;
 
 err_free_table:
@@ -262,6 +283,7 @@ static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
 static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
 	unsigned long len = buffer->size, align = buffer->align;
+	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct ion_dma_buffer *db;
 	int ret;
 
@@ -277,10 +299,10 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)
 		return -ENOMEM;
-	if (buffer->flags & ION_FLAG_CACHED)
-		ret = ion_dma_get_cached(heap->priv, db, len);
+	if (!cached || dev_is_dma_coherent(heap->priv))
+		ret = ion_dma_get_attrs(heap->priv, db, len, cached);
 	else
-		ret = ion_dma_get_uncached(heap->priv, db, len);
+		ret = ion_dma_get_cached(heap->priv, db, len);
 	if (ret) {
 		kfree(db);
 		return ret;
@@ -303,8 +325,9 @@ static void ion_dma_free(struct ion_buffer *buffer)
 	} else if (db->chunk) {
 		ion_cache_uncached_chunk_put(db->chunk,
 					     get_order(buffer->size));
-	} else if (ion_cache_restore_or_leak(ion_dma_conv_table(db, &one,
-							       &one_sg),
+	} else if ((buffer->flags & ION_FLAG_CACHED) ||
+		   ion_cache_restore_or_leak(ion_dma_conv_table(db, &one,
+								&one_sg),
 					     buffer->heap->name)) {
 		dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	}
