@@ -21,14 +21,17 @@
  * block while the buffer lives); a caller that must be charged to its
  * memory cgroup gets it from a block charged whole to that cgroup.
  *
- * A larger uncached buffer (an order-10 block, 4 MiB aligned) keeps whole
- * 2 MiB blocks of its pages (ion_cache_uncached_span(): on x86 the
- * length rounded up to 2 MiB, elsewhere the length): converting a range
- * that starts at a 2 MiB boundary and covers whole 2 MiB pages of the
- * linear map keeps them large (ion_cache_set_uncached()), where converting
- * the bare length would split the last one.  The pages beyond the length
- * stay unused with the buffer (up to 2 MiB less 4 KiB) and go back with
- * it.  Other architectures convert (clean) just the buffer's pages.
+ * A larger uncached buffer (an order-10 block, 4 MiB aligned; or one over
+ * 1 MiB when no block chunk could be had) keeps whole 2 MiB blocks of its
+ * pages (ion_cache_uncached_span(): on x86 the length rounded up to
+ * 2 MiB, elsewhere the length): converting a range that starts at a 2 MiB
+ * boundary and covers whole 2 MiB pages of the linear map keeps them
+ * large (ion_cache_set_uncached()), where converting the bare length
+ * would split the last one.  The pages beyond the length stay unused with
+ * the buffer (up to 2 MiB less 4 KiB) and go back with it; they are not
+ * lent out as chunks (not done: it would make the buffer's last 2 MiB a
+ * block shared with other buffers).  Other architectures convert (clean)
+ * just the buffer's pages.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
