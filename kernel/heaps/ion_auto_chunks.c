@@ -91,24 +91,27 @@ static void ion_auto_drop_fill(struct ion_auto_fill *f)
 static struct page *ion_auto_chunk(struct ion_auto_fill *f, unsigned int order,
 				   u64 limit, gfp_t zone, bool pool)
 {
-	struct page *page = pool ? ion_chunk_get(ion_auto_pools, order,
-						 f->cached) : NULL;
-	gfp_t gfp = (order ? ION_AUTO_GFP_HIGH : ION_AUTO_GFP_LOW) | zone |
-		    ion_memcg_gfp();	/* charged: DOC above */
+	const struct ion_chunk_want w = {
+		.gfp = (order ? ION_AUTO_GFP_HIGH : ION_AUTO_GFP_LOW) | zone,
+		.nid = NUMA_NO_NODE,
+		.limit = limit,
+		.cached = f->cached,
+		.pool = pool,
+	};
+	enum ion_chunk_src src;
+	struct page *page;
 
-	if (page && !ion_auto_beyond(page, order, limit)) {
-		list_add_tail(&page->lru, &f->pooled);
-		f->npooled++;
-		goto out;
-	}
-	if (page)
-		ion_chunk_put(ion_auto_pools, page, order, f->cached);
-	page = alloc_pages(gfp, order);
+	/* Charged (ion_chunk_get_or_alloc() adds it): DOC above. */
+	page = ion_chunk_get_or_alloc(ion_auto_pools, order, &w, &src);
 	if (!page)
 		return NULL;
-	list_add_tail(&page->lru, &f->fresh);
-	f->nfresh++;
-out:
+	if (src == ION_CHUNK_POOLED) {
+		list_add_tail(&page->lru, &f->pooled);
+		f->npooled++;
+	} else {
+		list_add_tail(&page->lru, &f->fresh);
+		f->nfresh++;
+	}
 	set_page_private(page, order);
 	return page;
 }

@@ -40,12 +40,22 @@ bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name)
 	return false;
 }
 
-/* @page's chunk as a one-entry table in @sg, for the ion_cache calls. */
-static void ion_pool_one_table(struct sg_table *one, struct scatterlist *sg,
-			       struct page *page, unsigned int order)
+/**
+ * ion_cache_one_table() - @npages from @page as a one-entry table
+ * @one:    the table to fill
+ * @sg:     its one entry
+ * @page:   the first page
+ * @npages: the number of pages
+ *
+ * For the ion_cache calls on a range that has no table of its own.
+ *
+ * Context: Any context.
+ */
+void ion_cache_one_table(struct sg_table *one, struct scatterlist *sg,
+			 struct page *page, unsigned long npages)
 {
 	sg_init_table(sg, 1);
-	sg_set_page(sg, page, PAGE_SIZE << order, 0);
+	sg_set_page(sg, page, npages << PAGE_SHIFT, 0);
 	one->sgl = sg;
 	one->nents = 1;
 	one->orig_nents = 1;
@@ -74,7 +84,7 @@ bool ion_page_chunk_release(struct page *page, unsigned int order,
 	if (!cached) {
 		if (ion_cache_uncached_chunk_put(page, order))
 			return true;
-		ion_pool_one_table(&one, &sg, page, order);
+		ion_cache_one_table(&one, &sg, page, 1UL << order);
 		if (ion_cache_set_cached(&one))
 			return false;
 	}
@@ -103,7 +113,7 @@ void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
 	if (!cached) {
 		if (ion_cache_uncached_chunk_put(page, order))
 			return;
-		ion_pool_one_table(&one, &sg, page, order);
+		ion_cache_one_table(&one, &sg, page, 1UL << order);
 		if (!ion_cache_restore_or_leak(&one, name))
 			return;
 	}

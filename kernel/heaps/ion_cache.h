@@ -26,6 +26,7 @@
 #define _ION_CACHE_H
 
 #include <linux/kconfig.h>
+#include <linux/math.h>
 #include <linux/scatterlist.h>
 
 struct gen_pool;
@@ -50,6 +51,29 @@ static inline int ion_cache_set_cached(struct sg_table *sgt)
 
 /* The order of x86's write-combined blocks: 2 MiB of 4 KiB pages. */
 #define ION_CACHE_BLOCK_ORDER	9
+
+/**
+ * ion_cache_uncached_span() - the pages to convert for an uncached range
+ * @npages: the range's length in pages, in a block of its order (aligned
+ *	    to get_order() of its length)
+ *
+ * On x86, from 1 MiB (order 9) on, @npages rounded up to whole 2 MiB
+ * blocks, which such a block holds: ion_cache_set_uncached() converts
+ * that range without splitting a large page of the linear map
+ * (ion_cache_x86.c).  Smaller ranges, and every range elsewhere (nothing
+ * is split there), keep @npages.
+ *
+ * Context: Any context.
+ * Return: the pages to allocate, convert and give back together.
+ */
+static inline unsigned long ion_cache_uncached_span(unsigned long npages)
+{
+	unsigned long block = 1UL << ION_CACHE_BLOCK_ORDER;
+
+	if (!IS_ENABLED(CONFIG_X86) || npages <= block / 2)
+		return npages;
+	return round_up(npages, block);
+}
 
 #if IS_ENABLED(CONFIG_X86)
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
@@ -83,6 +107,11 @@ static inline bool ion_cache_uncached_chunk_put(struct page *page,
 
 static inline void ion_cache_blocks_exit(void)
 {
+}
+
+static inline long ion_cache_split_count(void)
+{
+	return 0;
 }
 
 /* No blocks: each chunk carries its own charge. */
@@ -125,6 +154,8 @@ static inline void ion_cache_region_debug_show(struct ion_wc_region *r,
 #endif
 
 bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name);
+void ion_cache_one_table(struct sg_table *one, struct scatterlist *sg,
+			 struct page *page, unsigned long npages);
 bool ion_page_chunk_release(struct page *page, unsigned int order,
 			    bool cached);
 void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,

@@ -15,6 +15,7 @@
  * Built only on x86 (Kbuild); other architectures use the stubs in
  * ion_cache.h.
  */
+#include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <asm/pgtable_types.h>
@@ -73,36 +74,105 @@ long ion_cache_split_count(void)
 	return atomic_long_read(&ion_cache_splits);
 }
 
-/* Every page of @sgt in one array, as the set_pages_array_*() calls want. */
+/* Linear-map address of @sg's first byte. */
+static unsigned long ion_sg_addr(struct scatterlist *sg)
+{
+	return (unsigned long)page_address(sg_page(sg)) + sg->offset;
+}
+
+/*
+ * Does @sg cover whole, aligned 2 MiB pages of the linear map only?  Then
+ * one set_memory_wc() over it keeps them large (see DOC: uncached blocks
+ * (x86)); a 1 GiB page above is split into 2 MiB ones, never 4 KiB.
+ */
+static bool ion_sg_whole_blocks(struct scatterlist *sg)
+{
+	return !PageHighMem(sg_page(sg)) &&
+	       IS_ALIGNED(ion_sg_addr(sg) | sg->length, PMD_SIZE);
+}
+
+/*
+ * The pages of the entries of @sgt that are not whole blocks in one
+ * array, as set_pages_array_wc() wants; NULL with *@count 0 when there
+ * are none.
+ */
 static struct page **ion_cache_pages(struct sg_table *sgt, int *count)
 {
-	struct sg_page_iter iter;
 	struct page **pages;
-	unsigned long n = 0;
+	struct scatterlist *sg;
+	unsigned long n = 0, j;
+	unsigned int i;
+
+	*count = 0;
+	for_each_sgtable_sg(sgt, sg, i)
+		if (!ion_sg_whole_blocks(sg))
+			n += sg->length >> PAGE_SHIFT;
+	if (!n)
+		return NULL;
+	if (WARN_ON_ONCE(n > INT_MAX))
+		return ERR_PTR(-EINVAL);
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	n = 0;
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (ion_sg_whole_blocks(sg))
+			continue;
+		for (j = 0; j < sg->length >> PAGE_SHIFT; j++)
+			pages[n++] = sg_page(sg) + j;
+	}
+	*count = n;
+	return pages;
+}
+
+/* Back to write-back: the whole-block entries of @sgt before @end. */
+static void ion_cache_blocks_undo(struct sg_table *sgt, struct scatterlist *end)
+{
 	struct scatterlist *sg;
 	unsigned int i;
 
-	for_each_sgtable_sg(sgt, sg, i)
-		n += sg->length >> PAGE_SHIFT;
-	if (WARN_ON_ONCE(!n || n > INT_MAX))
-		return NULL;
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return NULL;
-	n = 0;
-	for_each_sgtable_page(sgt, &iter, 0)
-		pages[n++] = sg_page_iter_page(&iter);
-	*count = n;
-	return pages;
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (sg == end)
+			return;
+		if (ion_sg_whole_blocks(sg))
+			WARN_ON_ONCE(set_memory_wb(ion_sg_addr(sg),
+						   sg->length >> PAGE_SHIFT));
+	}
+}
+
+/* Convert each whole-block entry of @sgt in one call: no split. */
+static int ion_cache_blocks_wc(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	bool large;
+	int ret;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (!ion_sg_whole_blocks(sg))
+			continue;
+		large = ion_cache_linear_large(ion_sg_addr(sg));
+		ret = set_memory_wc(ion_sg_addr(sg), sg->length >> PAGE_SHIFT);
+		if (ret) {
+			ion_cache_blocks_undo(sgt, sg);
+			return ret;
+		}
+		ion_cache_count_split(ion_sg_addr(sg), large);
+	}
+	return 0;
 }
 
 /**
  * ion_cache_set_uncached() - make a buffer's linear map write-combined
  * @sgt: the buffer's pages, whole pages only
  *
- * Page by page (set_pages_array_wc()): this splits the large pages of the
- * linear map that hold them, which ion_cache_count_split() counts (for
- * the first page).  The system heap avoids it with its blocks
+ * An entry that covers whole, aligned 2 MiB pages of the linear map (a
+ * contiguous buffer rounded to whole blocks, ion_cache_uncached_span())
+ * is converted in one set_memory_wc() call, which keeps those pages
+ * large.  The other entries are converted together page by page
+ * (set_pages_array_wc(): one TLB flush for all of them, but it splits the
+ * large pages that hold them), which ion_cache_count_split() counts (for
+ * their first page).  The system heap avoids that with its blocks
  * (ion_cache_x86_block.c) and comes here only when it has none.
  *
  * Context: Process context, may sleep.
@@ -115,13 +185,19 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 	bool large;
 
 	pages = ion_cache_pages(sgt, &count);
-	if (!pages)
-		return -ENOMEM;
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+	ret = ion_cache_blocks_wc(sgt);
+	if (ret || !count)
+		goto out;
 	large = ion_cache_linear_large((unsigned long)page_address(pages[0]));
 	ret = set_pages_array_wc(pages, count);
-	if (!ret)
+	if (ret)
+		ion_cache_blocks_undo(sgt, NULL);
+	else
 		ion_cache_count_split((unsigned long)page_address(pages[0]),
 				      large);
+out:
 	kvfree(pages);
 	return ret;
 }

@@ -15,8 +15,8 @@
  * blocks (order 9 from the buddy allocator, so physically and virtually
  * 2 MiB aligned) that are converted to write-combining whole, and a block
  * returns to write-back, and to the buddy allocator, only whole, when its
- * last chunk came back.  The system-contig heap takes its uncached buffers
- * of at most 2 MiB from the same blocks, one chunk of the buffer's order.
+ * last chunk came back.  The system-contig and DMA heaps take uncached
+ * buffers of at most 2 MiB from the same blocks, a chunk of their order.
  *
  * What this relies on, read in 6.12's arch/x86/mm/pat/set_memory.c:
  * set_memory_wc() and set_memory_wb() on one virtually contiguous range

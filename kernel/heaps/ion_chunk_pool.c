@@ -107,6 +107,63 @@ struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
 	return page;
 }
 
+/* A pooled chunk, or NULL; one beyond @w->limit goes back. */
+static struct page *ion_chunk_get_within(struct ion_chunk_pool *cp,
+					 unsigned int order,
+					 const struct ion_chunk_want *w)
+{
+	struct page *page = ion_chunk_get(cp, order, w->cached);
+
+	if (page && page_to_phys(page) + (PAGE_SIZE << order) - 1 > w->limit) {
+		ion_chunk_put(cp, page, order, w->cached);
+		return NULL;
+	}
+	return page;
+}
+
+/**
+ * ion_chunk_get_or_alloc() - a chunk from the pools, else a fresh one
+ * @cp:    the heap's pools
+ * @order: the chunk's order
+ * @w:     where it may come from and how a fresh one is allocated
+ * @src:   set to where it came from
+ *
+ * In order: the pools (@w->pool; a chunk beyond @w->limit goes back),
+ * for an uncached chunk a write-combined block (@w->blocks), then the
+ * page allocator with @w->gfp and the caller's memcg charging.  A fresh
+ * chunk may lie beyond @w->limit: the caller checks, its zone is in
+ * @w->gfp.
+ *
+ * Context: Process context; may sleep.
+ * Return: the zeroed chunk (a fresh one write-back, a pooled or block one
+ * of the mode asked for), or NULL when none could be had.
+ */
+struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
+				    unsigned int order,
+				    const struct ion_chunk_want *w,
+				    enum ion_chunk_src *src)
+{
+	gfp_t gfp = w->gfp | ion_memcg_gfp();	/* charged: ion_memcg.c */
+	struct page *page;
+
+	*src = ION_CHUNK_POOLED;
+	page = w->pool ? ion_chunk_get_within(cp, order, w) : NULL;
+	if (page)
+		return page;
+	/* Converted already; a charged caller's from its cgroup's blocks. */
+	if (!w->cached && w->blocks) {
+		*src = ION_CHUNK_BLOCK;
+		page = ion_cache_uncached_chunk(order, w->nid,
+						ion_memcg_caller_charged());
+		if (page)
+			return page;
+	}
+	*src = ION_CHUNK_FRESH;
+	if (w->nid == NUMA_NO_NODE)
+		return alloc_pages(gfp, order);
+	return alloc_pages_node(w->nid, gfp, order);
+}
+
 /**
  * ion_chunk_put() - return an unused chunk from ion_chunk_get()
  * @cp:     the heap's pools

@@ -4,10 +4,11 @@
  *
  * A heap gets a chunk (a block of the buddy allocator, of one of the
  * orders the pools were created with) from ion_chunk_get() before asking
- * the buddy allocator, and gives back a chunk nobody used with
- * ion_chunk_put().  A freed buffer's chunk goes to ion_chunk_free(), a
- * freed buffer of several chunks with its table (from ion_chunk_alloc_table())
- * to ion_chunk_free_table(): they are zeroed on a worker thread before they
+ * the buddy allocator, or from ion_chunk_get_or_alloc(), which does both,
+ * and gives back a pooled chunk nobody used with ion_chunk_put().  A freed
+ * buffer's chunk goes to ion_chunk_free(), a freed buffer of several
+ * chunks with its table (from ion_chunk_alloc_table()) to
+ * ion_chunk_free_table(): they are zeroed on a worker thread before they
  * return to a pool, or given back to the buddy allocator.  A shrinker gives
  * pooled chunks back under memory pressure; the module parameter
  * pool_max_mb caps what is kept.  The layers behind this are listed in
@@ -16,6 +17,7 @@
 #ifndef _ION_CHUNK_POOL_H
 #define _ION_CHUNK_POOL_H
 
+#include <linux/gfp_types.h>
 #include <linux/types.h>
 
 struct page;
@@ -28,8 +30,41 @@ struct ion_chunk_pool *ion_chunk_pool_create(const char *name,
 					     unsigned int norders);
 void ion_chunk_pool_destroy(struct ion_chunk_pool *cp);
 
+/* Where ion_chunk_get_or_alloc() found a chunk. */
+enum ion_chunk_src {
+	ION_CHUNK_FRESH,	/* the page allocator: write-back */
+	ION_CHUNK_POOLED,	/* the pools: of the mode asked for */
+	ION_CHUNK_BLOCK,	/* an uncached block (x86): write-combined */
+};
+
+/**
+ * struct ion_chunk_want - what ion_chunk_get_or_alloc() may hand out
+ * @gfp:    the heap's flags for a fresh chunk; the caller's memcg charging
+ *	    (ion_memcg_gfp()) is added to them
+ * @nid:    the node of a fresh chunk or a new block, or NUMA_NO_NODE for
+ *	    the caller's memory policy
+ * @limit:  the highest physical address a pooled chunk may reach (U64_MAX:
+ *	    any); one beyond it goes back to its pool
+ * @cached: a cached chunk, or an uncached one
+ * @pool:   chunks may come from the pools
+ * @blocks: an uncached chunk may be cut from the write-combined blocks
+ *	    (ion_cache_uncached_chunk()) before the page allocator is asked
+ */
+struct ion_chunk_want {
+	gfp_t gfp;
+	int nid;
+	u64 limit;
+	bool cached;
+	bool pool;
+	bool blocks;
+};
+
 struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
 			   bool cached);
+struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
+				    unsigned int order,
+				    const struct ion_chunk_want *w,
+				    enum ion_chunk_src *src);
 void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
 		   unsigned int order, bool cached);
 void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,

@@ -14,14 +14,23 @@
  *   DMA_ATTR_WRITE_COMBINE and DMA_ATTR_NO_KERNEL_MAPPING (the core maps
  *   the pages itself when a kernel mapping is asked for).  User mappings go
  *   through dma_mmap_attrs(), the sg table through dma_get_sgtable_attrs().
- * - Cached buffers come from dma_alloc_pages(), the modern form of the old
- *   non-consistent attribute: normal cacheable memory owned by the device,
- *   with dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
+ * - Cached buffers on a device whose DMA is cache coherent (x86; the
+ *   device's dev_is_dma_coherent()) come from dma_alloc_attrs() with
+ *   DMA_ATTR_NO_KERNEL_MAPPING too: normal cacheable memory that needs no
+ *   sync, mapped through dma_mmap_attrs(), which keeps the cacheable
+ *   protection on such a device.  On another device they come from
+ *   dma_alloc_pages(), the modern form of the old non-consistent
+ *   attribute: normal cacheable memory owned by the device, with
+ *   dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
  *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
  *
- * Zeroing: cached buffers come zeroed from dma_alloc_pages(), uncached
- * ones from the page allocator's init_on_alloc (ion clears them itself
- * only when that is off); see ion_dma_zeroed_by_allocator().
+ * Zeroing: dma_alloc_pages() memsets what it returns, on top of the page
+ * allocator's init_on_alloc; dma_alloc_attrs() without a kernel mapping
+ * does not, so those buffers are zeroed once, by init_on_alloc (ion
+ * clears them itself only when that is off); see
+ * ion_dma_zeroed_by_allocator().  The second zeroing was the cached cold
+ * path's extra cost on x86: 1.16-1.20x mainline's instructions at 4 KiB-
+ * 1 MiB (Documentation/bench.md, "Issue 25").
  *
  * Alignment: a buffer is aligned to the page order that covers it, and
  * with CMA (CONFIG_DMA_CMA) to at most CONFIG_CMA_ALIGNMENT's order (1 MiB
@@ -46,7 +55,27 @@
  * vmap, and the linear-map switch of ion_cache_x86.c, done here as for the
  * system heaps.  The heap's device sits behind no IOMMU, so its DMA
  * addresses are physical; importers map buffers for their own devices.
+ *
+ * The direct map on x86: converting part of a 2 MiB page of the linear map
+ * splits it into 4 KiB pages for good (DOC: uncached blocks (x86)).  So an
+ * uncached buffer of at most 2 MiB is, on x86, a chunk of the system
+ * heap's write-combined 2 MiB blocks (ion_cache_uncached_chunk(), of the
+ * buffer's order, so aligned as the DMA API would align it) when the
+ * chunk lies below the device's coherent DMA mask, which with the guest's
+ * memory below 4 GiB it always does; it is mapped to user space with
+ * remap_pfn_range() as dma-direct would.  Not under memory encryption
+ * (SEV, TDX), where dma-direct hands out decrypted memory that blocks are
+ * not.  A larger buffer, or one whose chunk lies beyond the mask, comes
+ * from dma_alloc_attrs(), asked from 1 MiB on for whole 2 MiB blocks
+ * (ion_cache_uncached_span(): dma-direct allocates the whole order anyway)
+ * so that the conversion keeps the large pages.  What still splits, and is
+ * counted in direct_map_splits: a buffer under 1 MiB from
+ * dma_alloc_attrs() (no block to be had, or beyond the mask: rounding it
+ * to 2 MiB would cost more memory than the split costs TLB reach), and a
+ * CMA allocation, aligned only to CONFIG_CMA_ALIGNMENT (1 MiB by default).
  */
+#include <linux/cc_platform.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
@@ -83,11 +112,16 @@ MODULE_PARM_DESC(dma_mask_bits,
 /**
  * struct ion_dma_buffer - one buffer of the DMA heap
  * @sgt:    the buffer's pages (buffer->sg_table points here)
- * @cookie: uncached: what dma_alloc_attrs() returned (opaque, never
- *	    dereferenced); NULL for cached buffers
- * @page:   cached: what dma_alloc_pages() returned; NULL for uncached
- * @dma:    DMA address for the heap's device
+ * @cookie: what dma_alloc_attrs() returned (opaque, never dereferenced):
+ *	    uncached buffers, and cached ones on a coherent device; or NULL
+ * @page:   cached on a device that is not coherent: what
+ *	    dma_alloc_pages() returned; or NULL
+ * @chunk:  uncached from a write-combined block: its first page (@cookie
+ *	    and @page NULL)
+ * @dma:    DMA address for the heap's device (unset for a @chunk)
  * @attrs:  DMA_ATTR_* of the allocation
+ * @len:    bytes asked of dma_alloc_attrs(): the buffer's size, or whole
+ *	    2 MiB blocks (DOC above)
  *
  * Owned by its ion_buffer (priv_virt): made by allocate, gone after free.
  */
@@ -95,11 +129,16 @@ struct ion_dma_buffer {
 	struct sg_table sgt;
 	void *cookie;
 	struct page *page;
+	struct page *chunk;
 	dma_addr_t dma;
 	unsigned long attrs;
+	size_t len;
 };
 
 static struct platform_device *ion_dma_pdev;
+
+/* Uncached buffers cut from write-combined blocks, ever (debugfs). */
+static atomic_long_t ion_dma_block_buffers = ATOMIC_LONG_INIT(0);
 
 static int ion_dma_zero(struct sg_table *sgt)
 {
@@ -132,13 +171,74 @@ static bool ion_dma_zeroed_by_allocator(void)
 	return want_init_on_alloc(ION_DMA_GFP) && !want_init_on_free();
 }
 
-static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
-				unsigned long len)
+/*
+ * An uncached buffer of @len bytes from a write-combined block (DOC
+ * above), or -ENOMEM for dma_alloc_attrs() to try.
+ */
+static int ion_dma_get_chunk(struct device *dev, struct ion_dma_buffer *db,
+			     unsigned long len)
 {
+	unsigned int order = get_order(len);
+	struct page *page;
 	int ret;
 
-	db->attrs = ION_DMA_ATTRS_UNCACHED;
-	db->cookie = dma_alloc_attrs(dev, len, &db->dma, ION_DMA_GFP,
+	if (order > ION_CACHE_BLOCK_ORDER ||
+	    cc_platform_has(CC_ATTR_MEM_ENCRYPT))
+		return -ENOMEM;
+	page = ion_cache_uncached_chunk(order, dev_to_node(dev), false);
+	if (!page)
+		return -ENOMEM;
+	ret = -ENOMEM;
+	if (page_to_phys(page) + (PAGE_SIZE << order) - 1 >
+	    dev->coherent_dma_mask)
+		goto err_put;
+	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_put;
+	sg_set_page(db->sgt.sgl, page, len, 0);
+	db->chunk = page;
+	atomic_long_inc(&ion_dma_block_buffers);
+	return 0;
+
+err_put:
+	ion_cache_uncached_chunk_put(page, order);
+	return ret;
+}
+
+/*
+ * The table to convert and restore: the whole @db->len of a one-entry
+ * (dma-direct) buffer, @db->sgt as it is otherwise.
+ */
+static struct sg_table *ion_dma_conv_table(struct ion_dma_buffer *db,
+					   struct sg_table *one,
+					   struct scatterlist *sg)
+{
+	if (db->sgt.orig_nents != 1)
+		return &db->sgt;
+	ion_cache_one_table(one, sg, sg_page(db->sgt.sgl),
+			    db->len >> PAGE_SHIFT);
+	return one;
+}
+
+/*
+ * A buffer from dma_alloc_attrs() without a kernel mapping: uncached
+ * (write-combined, in whole 2 MiB blocks from 1 MiB on) unless a block
+ * serves it, or cached on a cache-coherent device (DOC above).
+ */
+static int ion_dma_get_attrs(struct device *dev, struct ion_dma_buffer *db,
+			     unsigned long len, bool cached)
+{
+	struct scatterlist one_sg;
+	struct sg_table one;
+	int ret;
+
+	if (!cached && !ion_dma_get_chunk(dev, db, len))
+		return 0;
+	db->len = cached ? len :
+		  ion_cache_uncached_span(len >> PAGE_SHIFT) << PAGE_SHIFT;
+	db->attrs = cached ? DMA_ATTR_NO_KERNEL_MAPPING :
+		    ION_DMA_ATTRS_UNCACHED;
+	db->cookie = dma_alloc_attrs(dev, db->len, &db->dma, ION_DMA_GFP,
 				     db->attrs);
 	if (!db->cookie)
 		return -ENOMEM;
@@ -151,15 +251,18 @@ static int ion_dma_get_uncached(struct device *dev, struct ion_dma_buffer *db,
 		if (ret)
 			goto err_free_table;
 	}
-	ret = ion_cache_set_uncached(&db->sgt);
-	if (ret)
-		goto err_free_table;
+	if (!cached) {
+		ret = ion_cache_set_uncached(ion_dma_conv_table(db, &one,
+								&one_sg));
+		if (ret)
+			goto err_free_table;
+	}
 	return 0;
 
 err_free_table:
 	sg_free_table(&db->sgt);
 err_free:
-	dma_free_attrs(dev, len, db->cookie, db->dma, db->attrs);
+	dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	return ret;
 }
 
@@ -209,6 +312,7 @@ static unsigned long ion_dma_max_align(unsigned long len)
 static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
 	unsigned long len = buffer->size, align = buffer->align;
+	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct ion_dma_buffer *db;
 	int ret;
 
@@ -220,10 +324,10 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)
 		return -ENOMEM;
-	if (buffer->flags & ION_FLAG_CACHED)
-		ret = ion_dma_get_cached(heap->priv, db, len);
+	if (!cached || dev_is_dma_coherent(heap->priv))
+		ret = ion_dma_get_attrs(heap->priv, db, len, cached);
 	else
-		ret = ion_dma_get_uncached(heap->priv, db, len);
+		ret = ion_dma_get_cached(heap->priv, db, len);
 	if (ret) {
 		kfree(db);
 		return ret;
@@ -237,13 +341,20 @@ static void ion_dma_free(struct ion_buffer *buffer)
 {
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = buffer->heap->priv;
+	struct scatterlist one_sg;
+	struct sg_table one;
 
 	if (db->page) {
 		dma_free_pages(dev, buffer->size, db->page, db->dma,
 			       DMA_BIDIRECTIONAL);
-	} else if (ion_cache_restore_or_leak(&db->sgt, buffer->heap->name)) {
-		dma_free_attrs(dev, buffer->size, db->cookie, db->dma,
-			       db->attrs);
+	} else if (db->chunk) {
+		ion_cache_uncached_chunk_put(db->chunk,
+					     get_order(buffer->size));
+	} else if ((buffer->flags & ION_FLAG_CACHED) ||
+		   ion_cache_restore_or_leak(ion_dma_conv_table(db, &one,
+								&one_sg),
+					     buffer->heap->name)) {
+		dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	}
 	sg_free_table(&db->sgt);
 	kfree(db);
@@ -269,6 +380,12 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 
 	if (db->page)
 		return dma_mmap_pages(dev, vma, buffer->size, db->page);
+	/* As dma-direct maps its own memory; the core set the WC prot. */
+	if (db->chunk)
+		return remap_pfn_range(vma, vma->vm_start,
+				       page_to_pfn(db->chunk) + vma->vm_pgoff,
+				       vma->vm_end - vma->vm_start,
+				       vma->vm_page_prot);
 	return dma_mmap_attrs(dev, vma, db->cookie, db->dma, buffer->size,
 			      db->attrs);
 }
@@ -302,6 +419,9 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 
 	seq_printf(s, "device: %s\n", dev_name(dev));
 	seq_printf(s, "dma_mask_bits: %u\n", dma_mask_bits);
+	seq_printf(s, "uncached_block_buffers: %ld\n",
+		   atomic_long_read(&ion_dma_block_buffers));
+	seq_printf(s, "direct_map_splits: %ld\n", ion_cache_split_count());
 	/* With CMA the limit is the default area's free space. */
 	if (!IS_ENABLED(CONFIG_DMA_CMA))
 		seq_printf(s, "max_contiguous: %lu\n",

@@ -19,9 +19,19 @@
  * blocks (x86)"), so converting it splits no large page of the direct map:
  * the whole block of its order, not trimmed (the tail stays unused in the
  * block while the buffer lives); a caller that must be charged to its
- * memory cgroup gets it from a block charged whole to that cgroup.  A
- * larger buffer and other architectures get pages of their own, converted
- * alone as before.
+ * memory cgroup gets it from a block charged whole to that cgroup.
+ *
+ * A larger uncached buffer (an order-10 block, 4 MiB aligned; or one over
+ * 1 MiB when no block chunk could be had) keeps whole 2 MiB blocks of its
+ * pages (ion_cache_uncached_span(): on x86 the length rounded up to
+ * 2 MiB, elsewhere the length): converting a range that starts at a 2 MiB
+ * boundary and covers whole 2 MiB pages of the linear map keeps them
+ * large (ion_cache_set_uncached()), where converting the bare length
+ * would split the last one.  The pages beyond the length stay unused with
+ * the buffer (up to 2 MiB less 4 KiB) and go back with it; they are not
+ * lent out as chunks (not done: it would make the buffer's last 2 MiB a
+ * block shared with other buffers).  Other architectures convert (clean)
+ * just the buffer's pages.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -75,11 +85,27 @@ static struct page *ion_contig_get_pages(unsigned int order,
 	return page;
 }
 
+/* The pages an uncached buffer of @npages keeps: DOC above. */
+static unsigned long ion_contig_kept(unsigned long npages, bool cached)
+{
+	return cached ? npages : ion_cache_uncached_span(npages);
+}
+
+/* Convert the @kept pages from @page to write-combining. */
+static int ion_contig_set_uncached(struct page *page, unsigned long kept)
+{
+	struct scatterlist sg;
+	struct sg_table one;
+
+	ion_cache_one_table(&one, &sg, page, kept);
+	return ion_cache_set_uncached(&one);
+}
+
 static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
-	unsigned long len = buffer->size, npages = len >> PAGE_SHIFT;
+	unsigned long len = buffer->size, npages = len >> PAGE_SHIFT, kept;
 	unsigned int order = ion_contig_order(len, buffer->align);
-	struct sg_table *sgt;
+	bool cached = buffer->flags & ION_FLAG_CACHED;
 	struct page *page;
 	int ret;
 
@@ -92,8 +118,7 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	if (fatal_signal_pending(current))
 		return -EINTR;
 
-	if (!(buffer->flags & ION_FLAG_CACHED) &&
-	    order <= ION_CACHE_BLOCK_ORDER) {
+	if (!cached && order <= ION_CACHE_BLOCK_ORDER) {
 		page = ion_cache_uncached_chunk(order, NUMA_NO_NODE,
 						ion_memcg_caller_charged());
 		if (page) {
@@ -101,36 +126,38 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 			return 0;
 		}
 	}
-	page = ion_contig_get_pages(order, npages);
+	kept = ion_contig_kept(npages, cached);
+	page = ion_contig_get_pages(order, kept);
 	if (!page)
 		return ion_memcg_note_refusal(heap->name, len, -ENOMEM);
-	sgt = ion_buffer_one_chunk(buffer, page, len);
-	if (!(buffer->flags & ION_FLAG_CACHED)) {
-		ret = ion_cache_set_uncached(sgt);
+	if (!cached) {
+		ret = ion_contig_set_uncached(page, kept);
 		if (ret)
 			goto err_put_pages;
 	}
+	ion_buffer_one_chunk(buffer, page, len);
 	return 0;
 
 err_put_pages:
-	ion_contig_put_pages(page, npages, order);
+	ion_contig_put_pages(page, kept, order);
 	return ret;
 }
 
 static void ion_contig_free(struct ion_buffer *buffer)
 {
-	struct sg_table *sgt = buffer->sg_table;
-	struct scatterlist *sg = sgt->sgl;
+	struct scatterlist *sg = buffer->sg_table->sgl, one_sg;
 	unsigned int order = ion_contig_order(sg->length, buffer->align);
+	bool cached = buffer->flags & ION_FLAG_CACHED;
+	unsigned long kept;
+	struct sg_table one;
 
-	if (!(buffer->flags & ION_FLAG_CACHED) &&
-	    order <= ION_CACHE_BLOCK_ORDER &&
+	if (!cached && order <= ION_CACHE_BLOCK_ORDER &&
 	    ion_cache_uncached_chunk_put(sg_page(sg), order))
 		return;
-	if ((buffer->flags & ION_FLAG_CACHED) ||
-	    ion_cache_restore_or_leak(sgt, buffer->heap->name))
-		ion_contig_put_pages(sg_page(sg), sg->length >> PAGE_SHIFT,
-				     order);
+	kept = ion_contig_kept(sg->length >> PAGE_SHIFT, cached);
+	ion_cache_one_table(&one, &one_sg, sg_page(sg), kept);
+	if (cached || ion_cache_restore_or_leak(&one, buffer->heap->name))
+		ion_contig_put_pages(sg_page(sg), kept, order);
 }
 
 static int ion_contig_phys(struct ion_heap *heap, struct ion_buffer *buffer,

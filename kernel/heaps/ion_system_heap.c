@@ -56,36 +56,24 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
 /* The system heap's pools; set at init, before the heap is registered. */
 static struct ion_chunk_pool *ion_system_pools;
 
-/* Where a chunk came from; only ION_SYSTEM_BUDDY ones need converting. */
-enum ion_system_src { ION_SYSTEM_BUDDY, ION_SYSTEM_POOL, ION_SYSTEM_BLOCK };
-
 /*
  * A chunk of @order from its pool, an uncached block or the buddy
  * allocator (*@src), by the caller's policy or near @nid.
  */
 static struct page *ion_system_get_chunk(unsigned int order,
 					 bool big, bool cached,
-					 int nid, enum ion_system_src *src)
+					 int nid, enum ion_chunk_src *src)
 {
-	gfp_t gfp = (order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW) |
-		    ion_memcg_gfp();	/* charged: see ion_memcg.c */
-	struct page *page = ion_chunk_get(ion_system_pools, order, cached);
+	const struct ion_chunk_want w = {
+		.gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW,
+		.nid = nid,
+		.limit = U64_MAX,
+		.cached = cached,
+		.pool = true,
+		.blocks = true,
+	};
 
-	*src = ION_SYSTEM_POOL;
-	if (page)
-		return page;
-	/* Converted already; a charged caller's from its cgroup's blocks. */
-	if (!cached) {
-		*src = ION_SYSTEM_BLOCK;
-		page = ion_cache_uncached_chunk(order, nid,
-						ion_memcg_caller_charged());
-		if (page)
-			return page;
-	}
-	*src = ION_SYSTEM_BUDDY;
-	if (nid == NUMA_NO_NODE)
-		return alloc_pages(gfp, order);
-	return alloc_pages_node(nid, gfp, order);
+	return ion_chunk_get_or_alloc(ion_system_pools, order, &w, src);
 }
 
 /* Undo ion_system_get_chunk() for a chunk nobody used. */
@@ -105,7 +93,7 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  */
 static struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
-		      bool cached, int nid, enum ion_system_src *src)
+		      bool cached, int nid, enum ion_chunk_src *src)
 {
 	struct page *page;
 	unsigned int i;
@@ -220,7 +208,7 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 				   unsigned int order, bool big,
 				   bool cached)
 {
-	enum ion_system_src src;
+	enum ion_chunk_src src;
 	struct page *page;
 	int ret;
 
@@ -228,7 +216,7 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 	if (!page)
 		return -ENOMEM;
 	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
-	if (cached || src != ION_SYSTEM_BUDDY)
+	if (cached || src != ION_CHUNK_FRESH)
 		return 0;
 	ret = ion_system_set_uncached(buffer->sg_table, 1);
 	if (ret)
@@ -282,7 +270,7 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 	struct ion_system_part *part = &fill->part[who];
 	unsigned int first = fill->first;
 	unsigned long len, fresh = 0;
-	enum ion_system_src src;
+	enum ion_chunk_src src;
 	struct page *page;
 	bool pooled;
 
@@ -297,12 +285,12 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 				ion_parallel_stop(par, -ENOMEM);
 				goto out;
 			}
-			pooled = src != ION_SYSTEM_BUDDY;
+			pooled = src != ION_CHUNK_FRESH;
 			list_add_tail(&page->lru, &part->chunks[pooled]);
 			part->n[pooled]++;
 			len -= PAGE_SIZE << page_private(page);
 			/* Not from the pools: zeroed by this participant. */
-			if (src != ION_SYSTEM_POOL)
+			if (src != ION_CHUNK_POOLED)
 				fresh += PAGE_SIZE << page_private(page);
 		}
 	}
