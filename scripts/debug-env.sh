@@ -80,4 +80,7 @@ debug_env() {
 	# wild-memory-access" in handle_edge_irq (seen at 0.018 s, now and then,
 	# under TCG with -cpu max).  QEMU uses the last -cpu.
 	export QEMU_EXTRA="-cpu max,la57=off${QEMU_EXTRA:+ $QEMU_EXTRA}"
+	# defconfig's 256 KiB log buffer wraps long before the tests that read
+	# the boot log from /dev/kmsg (heap_dma_large: "cma: Reserved ...").
+	export RIG_APPEND="log_buf_len=16M${RIG_APPEND:+ $RIG_APPEND}"
 }

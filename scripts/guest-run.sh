@@ -68,6 +68,8 @@ iommu_tests=${IOMMU_TESTS-'dma|edu'}
 swiotlb_tests=${SWIOTLB_TESTS-edu}
 
 append_base="console=ttyS0,115200 reserve_mem=64M:2M:ion_carveout panic=-1 loglevel=7"
+# RIG_APPEND: more kernel parameters (check-debug: a bigger log buffer)
+append_base+=${RIG_APPEND:+ $RIG_APPEND}
 # 6.1 has no reserve_mem= (Documentation/kernels.md): on x86 the carveout
 # is a memmap=SIZE$START range that ion.carveout_memmap names, 256 MiB
 # below the top of the RAM q35 puts under 2 GiB (all of it up to 2.75 GiB).

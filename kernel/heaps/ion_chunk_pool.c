@@ -48,6 +48,7 @@
 #include <linux/slab.h>
 
 #include "ion_chunk_pool.h"
+#include "ion_fail.h"
 #include "ion_memcg.h"
 #include "ion_cache.h"
 #include "ion_page_pool.h"
@@ -130,7 +131,8 @@ static struct page *ion_chunk_get_within(struct ion_chunk_pool *cp,
  *
  * In order: the pools (@w->pool; a chunk beyond @w->limit goes back),
  * for an uncached chunk a write-combined block (@w->blocks), then the
- * page allocator with @w->gfp and the caller's memcg charging.  A fresh
+ * page allocator with @w->gfp and the caller's memcg charging (a step
+ * fault injection can fail: debugfs fail/refill, core/ion_fail.c).  A fresh
  * chunk may lie beyond @w->limit: the caller checks, its zone is in
  * @w->gfp.
  *
@@ -159,6 +161,8 @@ struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
 			return page;
 	}
 	*src = ION_CHUNK_FRESH;
+	if (ion_fail(ION_FAIL_REFILL))	/* debugfs fail/refill */
+		return NULL;
 	if (w->nid == NUMA_NO_NODE)
 		return alloc_pages(gfp, order);
 	return alloc_pages_node(w->nid, gfp, order);
