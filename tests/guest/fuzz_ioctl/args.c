@@ -24,9 +24,18 @@ unsigned char *pc(struct thr *t)
 	return t->scratch + 2 * PG;
 }
 
+/*
+ * Under the kernel's fault injection mprotect() may fail with ENOMEM (it
+ * splits and merges the scratch area's VMA): try again, or page B could
+ * stay read-only and the next argument copied there would crash the
+ * fuzzer.
+ */
 void b_prot(struct thr *t, int prot)
 {
-	mprotect(pb(t), PG, prot);
+	int tries = 0;
+
+	while (mprotect(pb(t), PG, prot) && errno == ENOMEM && ++tries < 1000)
+		;
 }
 
 enum mode pick_mode(struct thr *t)
@@ -171,14 +180,17 @@ void fd_make_room(struct thr *t)
 
 /*
  * A device open that failed.  EMFILE/ENFILE are the answer the kernel owes
- * a process whose fd limit the fuzzer lowered itself; anything else is a
- * setup error, reported with its errno.
+ * a process whose fd limit the fuzzer lowered itself, and ENOMEM under the
+ * kernel's fault injection (kfault.c); anything else is a setup error,
+ * reported with its errno.
  */
 void open_failed(struct thr *t)
 {
 	int e = errno;
 
 	if (e == EMFILE || e == ENFILE)
+		return;
+	if (kfault_armed && e == ENOMEM)	/* the kernel's injected failure */
 		return;
 	if (__atomic_add_fetch(&sh->setup_errors, 1, __ATOMIC_RELAXED) <= 5)
 		tap_diag("pid %d: opening a device failed: %s", getpid(),
