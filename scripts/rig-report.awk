@@ -95,6 +95,12 @@ inkmsg { kmsg[++nk] = $0; klines++; next }
 	emit(0, $3 ": unloads the modules it loaded (left loaded: " left ")")
 	next
 }
+/^@@RIG STRAY / {
+	stray = $0
+	sub(/^@@RIG STRAY [^ ]+ /, "", stray)
+	emit(0, $3 ": no process of it outlives it (killed: " stray ")")
+	next
+}
 /^@@RIG LOADFAIL / {
 	emit(0, $3 ".ko loads before " $4)
 	next
