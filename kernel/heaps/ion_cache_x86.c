@@ -140,6 +140,29 @@ static void ion_cache_blocks_undo(struct sg_table *sgt, struct scatterlist *end)
 	}
 }
 
+/*
+ * set_pages_array_wc() failed: it gives back the memory types it reserved,
+ * but when it fails part way through changing the attributes (a page
+ * table for a split could not be had) the pages it changed stay
+ * write-combined in the linear map (6.12 arch/x86/mm/pat/set_memory.c,
+ * _set_pages_array()).  Put every page-by-page entry back to write-back,
+ * so that the caller, told the attributes are unchanged, may free them.
+ * set_memory_wb() also frees a memory type that is no longer there: PAT
+ * logs "freeing invalid memtype" for it, an info line.
+ */
+static void ion_cache_pages_undo(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (ion_sg_whole_blocks(sg) || PageHighMem(sg_page(sg)))
+			continue;
+		WARN_ON_ONCE(set_memory_wb((unsigned long)page_address(sg_page(sg)),
+					   sg->length >> PAGE_SHIFT));
+	}
+}
+
 /* Convert each whole-block entry of @sgt in one call: no split. */
 static int ion_cache_blocks_wc(struct sg_table *sgt)
 {
@@ -192,9 +215,10 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 		goto out;
 	large = ion_cache_linear_large((unsigned long)page_address(pages[0]));
 	ret = set_pages_array_wc(pages, count);
-	if (ret)
+	if (ret) {
+		ion_cache_pages_undo(sgt);
 		ion_cache_blocks_undo(sgt, NULL);
-	else
+	} else
 		ion_cache_count_split((unsigned long)page_address(pages[0]),
 				      large);
 out:
