@@ -20,6 +20,22 @@ static int dmabuf_fd(struct thr *t, int *kind)
 	return t->fds[i].fd;
 }
 
+/* The heap id of the buffer @fd, when the fuzzer knows it, else -1. */
+static int fd_heap(const struct thr *t, int fd)
+{
+	int i;
+
+	for (i = 0; i < t->nfds; i++)
+		if (t->fds[i].fd == fd)
+			return t->fds[i].kind == K_BUF ? t->fds[i].heap : -1;
+	return -1;
+}
+
+/*
+ * DMA_BUF_IOCTL_SYNC.  A START on an auto-heap buffer (or one whose heap
+ * the fuzzer does not know) may be its first use, which backs it and may
+ * find no memory: ENOMEM (Documentation/ion.rst, the auto heap).
+ */
 void op_dmabuf_sync(struct thr *t)
 {
 	struct call c = { .name = "DMA_BUF_IOCTL_SYNC", .cmd = DMA_BUF_IOCTL_SYNC };
@@ -33,17 +49,21 @@ void op_dmabuf_sync(struct thr *t)
 		0, DMA_BUF_SYNC_END, 8, 1ULL << 63,
 	};
 	struct dma_buf_sync s;
-	int fd = dmabuf_fd(t, &c.fd_kind), err;
+	int fd = dmabuf_fd(t, &c.fd_kind), err, heap;
 	eset_t ok;
 
 	if (fd < 0)
 		return;
+	heap = fd_heap(t, fd);
 	s.flags = one_in(t, 10) ? rnd(t) : fl[below(t, IT_ARRAY_SIZE(fl))];
 	c.mode = pick_mode(t);
 	CALL_ARGS(&c, s.flags);
 	if ((s.flags & ~DMA_BUF_SYNC_VALID_FLAGS_MASK) ||
 	    !(s.flags & DMA_BUF_SYNC_RW))
 		ok = E(EINVAL);
+	else if (c.fd_kind == K_BUF && !(s.flags & DMA_BUF_SYNC_END) &&
+		 (heap < 0 || heap == ION_HEAP_AUTO_ID))
+		ok = OK | E(ENOMEM);
 	else
 		ok = OK;
 	call_placed(t, &c, fd, &s, sizeof(s), &err);
