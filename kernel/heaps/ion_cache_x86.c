@@ -218,9 +218,10 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 	if (ret) {
 		ion_cache_pages_undo(sgt);
 		ion_cache_blocks_undo(sgt, NULL);
-	} else
+	} else {
 		ion_cache_count_split((unsigned long)page_address(pages[0]),
 				      large);
+	}
 out:
 	kvfree(pages);
 	return ret;
