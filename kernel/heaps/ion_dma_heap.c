@@ -28,14 +28,12 @@
  * allocator's init_on_alloc; dma_alloc_attrs() without a kernel mapping
  * does not, so those buffers are zeroed once, by init_on_alloc (ion
  * clears them itself only when that is off); see
- * ion_dma_zeroed_by_allocator().  The second zeroing was the cached cold
- * path's extra cost on x86: 1.16-1.20x mainline's instructions at 4 KiB-
- * 1 MiB (Documentation/bench.md, "Issue 25").
+ * ion_dma_zeroed_by_allocator().  A second zeroing cost the cached cold path
+ * 1.16-1.20x mainline's instructions (Documentation/bench.md, "Issue 25").
  *
- * Alignment: a buffer is aligned to the page order that covers it, and
- * with CMA (CONFIG_DMA_CMA) to at most CONFIG_CMA_ALIGNMENT's order (1 MiB
- * with 4 KiB pages): a larger align is -EINVAL, never given short.  Also
- * where no CMA area was reserved: the default area is not exported.
+ * Alignment: to the page order that covers the buffer, and with CMA
+ * (CONFIG_DMA_CMA, reserved area or not: the default one is not exported)
+ * to at most CONFIG_CMA_ALIGNMENT's order (1 MiB): more is -EINVAL.
  *
  * Both are physically contiguous on a DMA-direct device, so phys works.
  * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
