@@ -88,8 +88,8 @@ struct ion_auto_sum {
  * @sum:     the constraints of the devices attached now, for debugfs
  * @limit:   the smallest @limit of the attached devices at first use
  * @sgt:     the backing as CPU pages, once backed
- * @dma_dev: ION_AUTO_CONTIG: the device the DMA API allocated for (a
- *	     reference)
+ * @dma_dev: ION_AUTO_CONTIG: the auto heap's device the DMA API
+ *	     allocated for (ion_auto_dma_dev(), lives until module exit)
  * @page:    ION_AUTO_CONTIG: its first page
  * @dma:     ION_AUTO_CONTIG: its DMA address for @dma_dev
  * @fresh:   entries of @sgt from the page allocator or the DMA API, the
@@ -125,6 +125,10 @@ void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why);
 const char *ion_auto_kind_name(enum ion_auto_kind kind);
+
+/* ion_auto_dma.c: the auto heap's DMA devices, one per mask width */
+struct device *ion_auto_dma_dev(u64 limit);
+void ion_auto_dma_exit(void);
 
 /* ion_auto_chunks.c: scattered backings, from the auto heap's pools */
 int ion_auto_alloc_chunks(struct ion_buffer *buffer,

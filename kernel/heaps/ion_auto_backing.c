@@ -31,9 +31,11 @@
  *   scattered chunks.  Their DMA mask bounds IOVAs, not physical
  *   addresses, and the IOMMU maps a scattered table as one range.
  * - At least one device without an IOMMU (a direct device): one
- *   physically contiguous range, from dma_alloc_pages() for the most
- *   constrained direct device (the smallest of DMA mask and bus_dma_limit),
- *   so that its DMA zone or CMA serves it as the platform intends, zeroed.
+ *   physically contiguous range, from dma_alloc_pages() below the limit
+ *   of the most constrained direct device (the smallest of DMA mask and
+ *   bus_dma_limit), through the auto heap's own device of that mask
+ *   (ion_auto_dma.c), so that the DMA zone or CMA serves it as the
+ *   platform intends, zeroed.
  *   The rule: a direct device is assumed to need a single DMA-contiguous
  *   segment, as vb2-dma-contig and most display controllers do, because
  *   nothing in struct device or the dma-buf attach says it does not
@@ -85,22 +87,20 @@ const char *ion_auto_kind_name(enum ion_auto_kind kind)
 	return kind < ARRAY_SIZE(names) ? names[kind] : "?";
 }
 
-/* The smallest limit of the direct devices, and the device that has it. */
-static struct device *ion_auto_collate(struct ion_auto_buffer *ab)
+/* The smallest limit of the direct devices; is there a direct device? */
+static bool ion_auto_collate(struct ion_auto_buffer *ab)
 {
-	struct device *most = NULL;
+	bool direct = false;
 	struct ion_auto_dev *d;
 
 	ab->limit = U64_MAX;
 	list_for_each_entry(d, &ab->devs, node) {
 		if (d->translated)
 			continue;
-		if (!most || d->limit < ab->limit) {
-			ab->limit = d->limit;
-			most = d->dev;
-		}
+		direct = true;
+		ab->limit = min(ab->limit, d->limit);
 	}
-	return most;
+	return direct;
 }
 
 /* Does every chunk of the backing end at or below @limit? */
@@ -143,13 +143,16 @@ bool ion_auto_fits(const struct ion_auto_buffer *ab,
 	return true;
 }
 
-/* One range for @dev (the most constrained direct device), zeroed. */
+/* One range below @ab->limit, from the auto heap's own device, zeroed. */
 static int ion_auto_alloc_contig(struct ion_buffer *buffer,
-				 struct ion_auto_buffer *ab, struct device *dev)
+				 struct ion_auto_buffer *ab)
 {
+	struct device *dev = ion_auto_dma_dev(ab->limit);
 	struct page *page;
 	int ret;
 
+	if (IS_ERR_OR_NULL(dev))
+		return -ENOMEM;
 	page = dma_alloc_pages(dev, buffer->size, &ab->dma, DMA_BIDIRECTIONAL,
 			       GFP_KERNEL | __GFP_NOWARN);
 	if (!page)
@@ -164,19 +167,18 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	memset(page_address(page), 0, buffer->size);
 	sg_set_page(ab->sgt.sgl, page, buffer->size, 0);
 	ab->page = page;
-	ab->dma_dev = get_device(dev);
+	ab->dma_dev = dev;
 	ab->fresh = 1;
 	return 0;
 }
 
 /* A direct device attached: one range, else chunks within reach. */
 static int ion_auto_back_direct(struct ion_buffer *buffer,
-				struct ion_auto_buffer *ab, struct device *most,
-				bool pool)
+				struct ion_auto_buffer *ab, bool pool)
 {
 	int ret;
 
-	ret = ion_auto_alloc_contig(buffer, ab, most);
+	ret = ion_auto_alloc_contig(buffer, ab);
 	if (!ret && ion_auto_below(ab, ab->limit)) {
 		ab->kind = ION_AUTO_CONTIG;
 		ab->why = "direct device: one range below its DMA mask (DMA API)";
@@ -259,12 +261,12 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 		  const void *from)
 {
 	bool cached = buffer->flags & ION_FLAG_CACHED;
-	struct device *most = ion_auto_collate(ab);
+	bool direct = ion_auto_collate(ab);
 	bool pool = cached || !from;	/* ion_auto_chunks.c, DOC */
 	int ret;
 
-	if (most) {
-		ret = ion_auto_back_direct(buffer, ab, most, pool);
+	if (direct) {
+		ret = ion_auto_back_direct(buffer, ab, pool);
 	} else {
 		ret = ion_auto_alloc_chunks(buffer, ab, U64_MAX, pool);
 		ab->kind = list_empty(&ab->devs) ? ION_AUTO_SYSTEM :
@@ -321,7 +323,6 @@ void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 	if (give_back)
 		dma_free_pages(ab->dma_dev, buffer->size, ab->page, ab->dma,
 			       DMA_BIDIRECTIONAL);
-	put_device(ab->dma_dev);
 	ab->dma_dev = NULL;
 	ab->page = NULL;
 	sg_free_table(&ab->sgt);

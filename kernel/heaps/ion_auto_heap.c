@@ -302,17 +302,19 @@ static void ion_auto_debug_buffer(struct ion_heap *heap,
 	const char *fail = READ_ONCE(ab->fail);
 	u64 limit = READ_ONCE(ab->sum.limit);
 	unsigned int direct = READ_ONCE(ab->sum.direct);
+	struct device *dma_dev = READ_ONCE(ab->dma_dev);
 	char mask[24] = "none";
 
 	if (limit != U64_MAX)
 		snprintf(mask, sizeof(mask), "%#llx", limit);
 	snprintf(buf, len,
-		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u | why: %s | failed: %s",
+		 "state=%s backing=%s devs=%u direct=%u mask=%s contig=%s seg=%u noncoherent=%u moves=%u alloc_dev=%s | why: %s | failed: %s",
 		 kind == ION_AUTO_WAITING ? "waiting" : "backed",
 		 kind == ION_AUTO_WAITING ? "-" : ion_auto_kind_name(kind),
 		 READ_ONCE(ab->sum.devs), direct, mask, direct ? "yes" : "no",
 		 READ_ONCE(ab->sum.max_seg), READ_ONCE(ab->sum.noncoherent),
-		 READ_ONCE(ab->moves), READ_ONCE(ab->why), fail ? fail : "-");
+		 READ_ONCE(ab->moves), dma_dev ? dev_name(dma_dev) : "-",
+		 READ_ONCE(ab->why), fail ? fail : "-");
 }
 
 static const struct ion_heap_ops ion_auto_heap_ops = {
@@ -365,5 +367,6 @@ int ion_auto_heap_init(void)
 void ion_auto_heap_exit(void)
 {
 	ion_device_remove_heap(&ion_auto_heap);
+	ion_auto_dma_exit();
 	ion_auto_chunks_exit();
 }

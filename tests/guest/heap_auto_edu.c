@@ -455,6 +455,10 @@ static void move_case(int tfd, const struct ion_test_info *info, int ion,
 			  mask, "moves=1", "failed: -"),
 	       "%s move: debugfs detail: contiguous, edu's constraints, moved",
 	       cname);
+	snprintf(mask, sizeof(mask), "alloc_dev=ion-auto.%u ", info->dma_bits);
+	tap_ok(detail_has(buf, "backing=contiguous", mask, "", ""),
+	       "%s move: the DMA API allocated it for ion's own %u-bit device, "
+	       "not edu", cname, info->dma_bits);
 	tap_ok(imp.phys_end && imp.phys_end <= top &&
 	       imp.phys_end - imp.cpu_phys == len,
 	       "%s move: now one range below edu's %u-bit mask", cname,
