@@ -33,6 +33,12 @@
  *   pool has none (ion_chunk_get_or_alloc(): as if alloc_pages() had
  *   failed, so the system heap tries a smaller order and fails the
  *   buffer with -ENOMEM at order 0)
+ * - ``uncached``: making a buffer's fresh pages write-combined in the
+ *   linear map page by page (ion_cache_set_uncached(); -ENOMEM).  On x86
+ *   it fails the way a split failing inside set_pages_array_wc() does:
+ *   the first half of the pages already write-combined, so that the undo
+ *   runs; on arm64 before any page is touched.  Whole 2 MiB blocks
+ *   (set_memory_wc()) do not reach it.
  *
  * Each directory holds three knobs, read and written as decimal numbers,
  * and a counter: ``times`` fails the next N calls of the step (counting
@@ -77,6 +83,7 @@ static struct ion_fail_knobs ion_fail_steps[ION_FAIL_NR] = {
 	[ION_FAIL_MAP] = { .name = "map" },
 	[ION_FAIL_KAPI] = { .name = "kapi" },
 	[ION_FAIL_REFILL] = { .name = "refill" },
+	[ION_FAIL_UNCACHED] = { .name = "uncached" },
 };
 
 DEFINE_STATIC_KEY_FALSE(ion_fail_key);

@@ -43,6 +43,7 @@
 #include <linux/scatterlist.h>
 
 #include "ion_cache.h"
+#include "ion_fail.h"
 
 static struct device ion_cache_dev = {
 	.init_name = "ion-cache",
@@ -67,6 +68,8 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 	unsigned int i;
 	dma_addr_t dma;
 
+	if (ion_fail(ION_FAIL_UNCACHED))
+		return -ENOMEM;
 	for_each_sgtable_sg(sgt, sg, i) {
 		/* DMA_BIDIRECTIONAL: clean on map, invalidate on unmap. */
 		dma = dma_map_page(dev, sg_page(sg), sg->offset, sg->length,

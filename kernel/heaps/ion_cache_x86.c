@@ -22,6 +22,7 @@
 #include <asm/set_memory.h>
 
 #include "ion_cache.h"
+#include "ion_fail.h"
 
 /* Conversions that split a large page of the linear map, for debugfs. */
 static atomic_long_t ion_cache_splits = ATOMIC_LONG_INIT(0);
@@ -214,7 +215,11 @@ int ion_cache_set_uncached(struct sg_table *sgt)
 	if (ret || !count)
 		goto out;
 	large = ion_cache_linear_large((unsigned long)page_address(pages[0]));
-	ret = set_pages_array_wc(pages, count);
+	ret = ion_fail(ION_FAIL_UNCACHED);
+	if (ret && count > 1)	/* as a split failing part way leaves it */
+		ret = set_pages_array_wc(pages, count / 2) ?: ret;
+	else if (!ret)
+		ret = set_pages_array_wc(pages, count);
 	if (ret) {
 		ion_cache_pages_undo(sgt);
 		ion_cache_blocks_undo(sgt, NULL);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ion: fault injection into ion's fallible steps (core/ion_fail.c).
- * kernel/core/ includes this header, and the chunk pools
- * (heaps/ion_chunk_pool.c) for the refill step.
+ * kernel/core/ includes this header, the chunk pools
+ * (heaps/ion_chunk_pool.c) for the refill step and the per-architecture
+ * cache files for the uncached step.
  */
 #ifndef _ION_FAIL_H
 #define _ION_FAIL_H
@@ -20,6 +21,7 @@ enum ion_fail_step {
 	ION_FAIL_MAP,		/* the dma-buf map op */
 	ION_FAIL_KAPI,		/* ion_alloc() of the kernel API */
 	ION_FAIL_REFILL,	/* a heap's chunk from the page allocator */
+	ION_FAIL_UNCACHED,	/* making pages write-combined (x86: part way) */
 	ION_FAIL_NR
 };
 

@@ -150,10 +150,10 @@ struct ion_test_dma {
 /**
  * struct ion_test_attr - ION_TEST_IOC_ATTR argument
  * @slot:	 in: a client-mode import (for the kernel linear map)
- * @reserved:	 0
+ * @page:	 in: which page of the buffer @kernel_bits is for (0: the first)
  * @uaddr:	 in: an address inside a user mapping of that buffer, or 0
  * @kernel_bits: out: cache-attribute bits of the linear-map PTE of the
- *		 buffer's first page (x86: _PAGE_PWT | _PAGE_PCD | _PAGE_PAT;
+ *		 buffer's page @page (x86: _PAGE_PWT | _PAGE_PCD | _PAGE_PAT;
  *		 0 is write-back, _PAGE_PWT alone is write-combining with
  *		 Linux's PAT layout; arm64: AttrIndx in bits 2:0 and the
  *		 MAIR_EL1 attribute byte it selects in bits 15:8, 0xff or
@@ -163,11 +163,12 @@ struct ion_test_dma {
  * @kernel_err:	 out: 0 or -errno for @kernel_bits
  * @user_err:	 out: 0 or -errno for @user_bits (-ENOENT when @uaddr is 0)
  *
- * Errors: -EOPNOTSUPP where the architecture has no such query.
+ * Errors: -EINVAL (no such slot, not a client import, @page beyond the
+ * buffer), -EOPNOTSUPP where the architecture has no such query.
  */
 struct ion_test_attr {
 	__u32 slot;
-	__u32 reserved;
+	__u32 page;
 	__u64 uaddr;
 	__u64 kernel_bits;
 	__u64 user_bits;

@@ -148,17 +148,27 @@ long ion_test_ioc_info(struct ion_test_file *tf, void __user *uarg)
 long ion_test_ioc_attr(struct ion_test_file *tf, void __user *uarg)
 {
 	struct ion_test_slot_data *s;
+	struct page *page = NULL;
+	struct sg_page_iter piter;
 	struct ion_test_attr arg;
+	u32 n = 0;
 	u64 bits = 0;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
 	s = ion_test_slot(tf, arg.slot);
-	if (arg.reserved || !s || s->mode != ION_TEST_MODE_CLIENT)
+	if (!s || s->mode != ION_TEST_MODE_CLIENT)
+		return -EINVAL;
+	for_each_sgtable_page(s->cpu, &piter, 0)
+		if (n++ == arg.page) {
+			page = sg_page_iter_page(&piter);
+			break;
+		}
+	if (!page)
 		return -EINVAL;
 	if (!ION_TEST_HAVE_ATTR)
 		return -EOPNOTSUPP;
-	arg.kernel_err = ion_test_kernel_attr(sg_page(s->cpu->sgl), &bits);
+	arg.kernel_err = ion_test_kernel_attr(page, &bits);
 	arg.kernel_bits = bits;
 	bits = 0;
 	arg.user_err = arg.uaddr ? ion_test_user_attr(arg.uaddr, &bits) :

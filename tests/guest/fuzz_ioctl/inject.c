@@ -3,9 +3,8 @@
  * fuzz_ioctl: the main run with ion's fault injection on
  * (/sys/kernel/debug/ion/fail/, Documentation/debugfs.rst): with
  * --fail-percent N (or $ION_FUZZ_FAIL_PERCENT), every step that the
- * fuzzer's calls reach (alloc, export, attach, map, refill) fails with
- * chance
- * N %, and each call's expected errnos already allow the ENOMEM that
+ * fuzzer's calls reach (alloc, export, attach, map, refill, uncached)
+ * fails with chance N %, and each call's expected errnos already allow the ENOMEM that
  * gives.  The failures injected are counted and reported; the knobs are
  * set back to 0 before the checks that need allocations to work.
  */
@@ -13,7 +12,7 @@
 #include "it_fail.h"
 
 static const char *const inject_steps[] = { "alloc", "export", "attach",
-					    "map", "refill" };
+					    "map", "refill", "uncached" };
 
 int fail_percent;
 
@@ -28,8 +27,8 @@ int inject_start(void)
 		ok &= !it_fail_set(inject_steps[i], "hits", 0) &&
 		      !it_fail_set(inject_steps[i], "probability",
 				      fail_percent);
-	tap_diag("fault injection: alloc, export, attach, map and refill fail with "
-		 "probability %d %%", fail_percent);
+	tap_diag("fault injection: alloc, export, attach, map, refill and "
+		 "uncached fail with probability %d %%", fail_percent);
 	return ok;
 }
 
