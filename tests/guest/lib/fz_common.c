@@ -36,6 +36,58 @@ int fz_one_in(uint64_t *s, uint64_t n)
 	return fz_below(s, n) == 0;
 }
 
+/* Print up to @max lines of @path (a buffer left behind: who holds it). */
+static void fz_dump_file(const char *path, int max)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+	int n = 0;
+
+	if (!f)
+		return;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		tap_diag("%s: %s", path, line);
+		n++;
+	}
+	fclose(f);
+}
+
+/* Print the processes that still hold a dma-buf fd, up to 10. */
+static void fz_dump_holders(void)
+{
+	char path[300], target[128];
+	struct dirent *p, *f;
+	int n = 0;
+	ssize_t len;
+	DIR *pd, *fd;
+
+	pd = opendir("/proc");
+	while (pd && n < 10 && (p = readdir(pd))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/fd", p->d_name);
+		fd = opendir(path);
+		while (fd && n < 10 && (f = readdir(fd))) {
+			snprintf(path, sizeof(path), "/proc/%.16s/fd/%.16s",
+				 p->d_name, f->d_name);
+			len = readlink(path, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = 0;
+			if (strstr(target, "dmabuf")) {
+				tap_diag("pid %s fd %s: %s", p->d_name,
+					 f->d_name, target);
+				n++;
+			}
+		}
+		if (fd)
+			closedir(fd);
+	}
+	if (pd)
+		closedir(pd);
+}
+
 int fz_dfs_clean(const char *prefix, int verbose)
 {
 	long long buffers = -1, bytes = -1;
@@ -73,6 +125,12 @@ int fz_dfs_clean(const char *prefix, int verbose)
 			if (verbose)
 				tap_diag("heaps/%s: buffers %lld (%d rows)",
 					 e->d_name, n, h.nrows);
+			if (verbose) {	/* who holds what was left */
+				fz_dump_file(path, 40);
+				fz_dump_file("/sys/kernel/debug/dma_buf/bufinfo",
+					     40);
+				fz_dump_holders();
+			}
 			clean = 0;
 		}
 		it_dfs_free(&h);
