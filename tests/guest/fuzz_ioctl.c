@@ -163,7 +163,15 @@ static void op_fork(struct thr *t)
 	int status, i;
 	pid_t pid;
 
+	/*
+	 * fork() itself outside the kernel's fault injection: at a few per
+	 * cent per slab allocation, hardly a fork of the hundreds of
+	 * allocations one makes succeeded, and no child ran.  The child's
+	 * calls are injected again (it inherits the flag cleared).
+	 */
+	kfault_thread(0);
 	pid = fork();
+	kfault_thread(1);
 	if (pid < 0)
 		return;
 	if (pid == 0) {
