@@ -201,32 +201,37 @@ void ion_pool_add_charged(struct ion_page_pools *pools,
 }
 
 /**
- * ion_page_pools_get_charged() - a clean chunk of the caller's cgroup
+ * ion_page_pools_get_charged() - clean chunks of the caller's cgroup
  * @pools:  the heap's pools
- * @order:  the chunk's order
- * @cached: cached chunk or uncached, as ion_page_pools_get()
+ * @order:  the chunks' order
+ * @cached: cached chunks or uncached, as ion_page_pools_get()
+ * @n:      the most chunks to take
+ * @chunks: where they go, linked by page->lru
  *
  * For a caller whose fresh pages are charged to its memory cgroup: only
- * chunks charged to that same cgroup are taken.
+ * chunks charged to that same cgroup are taken, all in one walk of its
+ * list (ion_memcg_pool_take()).
  *
  * Context: Process context; takes a spinlock.
- * Return: a zeroed chunk of @order, or NULL when the cgroup has none.
+ * Return: the number of zeroed chunks of @order taken, 0 when the cgroup
+ * has none.
  */
-struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
-					unsigned int order, bool cached)
+unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
+					 unsigned int order, bool cached,
+					 unsigned long n, struct list_head *chunks)
 {
 	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
-	struct page *page;
+	unsigned long i, got;
 
 	if (!pool)
-		return NULL;
-	page = ion_memcg_pool_take(&pool->charged);
-	if (page)
-		ion_pool_count_charged(pools, pool, -1);
-	if (page && trace_ion_pool_drain_enabled())
+		return 0;
+	got = ion_memcg_pool_take(&pool->charged, n, chunks);
+	if (got)
+		ion_pool_count_charged(pools, pool, -(long)got);
+	for (i = 0; i < got && trace_ion_pool_drain_enabled(); i++)
 		trace_ion_pool_drain(pools->name, order, cached, true,
 				     ion_page_pools_pages(pools));
-	return page;
+	return got;
 }
 
 /**

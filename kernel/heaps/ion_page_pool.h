@@ -28,6 +28,7 @@
 
 #include <linux/types.h>
 
+struct list_head;
 struct page;
 struct seq_file;
 struct ion_page_pools;
@@ -62,8 +63,9 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
 			   unsigned int order);
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached);
-struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
-					unsigned int order, bool cached);
+unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
+					 unsigned int order, bool cached,
+					 unsigned long n, struct list_head *chunks);
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached);
 unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
