@@ -376,8 +376,13 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
-	/* The rule of the DOC: a chunk is on its own cgroup's list. */
+	/*
+	 * The rule of the DOC: a chunk is on its own cgroup's list.  Its own
+	 * page first: ion_memcg_of_chunk() walks the blocks' xarray, needed
+	 * only for a chunk of a block (whose own page is not charged).
+	 */
 	if (walk->memcg &&
+	    folio_memcg(page_folio(page)) != walk->memcg &&
 	    WARN_ON_ONCE(ion_memcg_of_chunk(page) != walk->memcg))
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
@@ -390,12 +395,10 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
  * @n:      the most chunks to take
  * @chunks: where they go, linked by page->lru
  *
- * One walk of the caller's list takes all @n: the walk's fixed cost (the
- * lock, finding the cgroup's list in the list_lru's xarray, the caller's
- * cgroup) was about 400 guest instructions a chunk when an 8 MiB buffer
- * took its eight chunks one walk each (Documentation/bench.md, "Memory
- * cgroups").  A node none of whose lists holds a chunk is not walked (a
- * lockless look: a chunk added meanwhile waits for the next allocation).
+ * One walk takes all @n: its fixed cost (the lock, the cgroup's list in
+ * the list_lru's xarray) was about 400 guest instructions a chunk when an
+ * 8 MiB buffer took its 8 chunks one walk each (Documentation/bench.md,
+ * "Memory cgroups").  A node with no chunk on any list is not walked.
  *
  * Context: Process context; takes a spinlock.
  * Return: the number of chunks taken from the list of the caller's memory

@@ -174,6 +174,7 @@ struct page *ion_page_pools_get(struct ion_page_pools *pools,
 void ion_pool_count_charged(struct ion_page_pools *pools,
 			    struct ion_page_pool *pool, long n)
 {
+	atomic_long_add(n, &pool->ncharged);
 	atomic_long_add(n << pool->order, &pools->pool_pages);
 	atomic_long_add(n << pool->order, &pools->charged_pages);
 }
@@ -223,7 +224,13 @@ unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
 	struct ion_page_pool *pool = ion_pool_of(pools, order, cached);
 	unsigned long i, got;
 
-	if (!pool)
+	/*
+	 * Nothing pooled for any cgroup (as in every cold allocation): no
+	 * lookup of the caller's cgroup and its list.  Cold 4 KiB with
+	 * charging on took 1.07 times the instructions of charging off
+	 * before, XXX after.
+	 */
+	if (!pool || atomic_long_read(&pool->ncharged) <= 0)
 		return 0;
 	got = ion_memcg_pool_take(&pool->charged, n, chunks);
 	if (got)
