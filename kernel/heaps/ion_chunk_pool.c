@@ -2,8 +2,9 @@
 /*
  * ion heaps: a heap's page pools as the heap sees them, and the free
  * policy - whether a freed chunk is deferred for zeroing (and pooled) or
- * given back to the buddy allocator.  Calls only down: ion_pool_zero.c
- * and ion_page_pool.c (see ion_page_pool.h for the layers).
+ * given back to the buddy allocator (handing chunks out is
+ * ion_chunk_get.c's).  Calls only down: ion_pool_zero.c and
+ * ion_page_pool.c (see ion_page_pool.h for the layers).
  */
 
 /**
@@ -49,7 +50,6 @@
 
 #include "ion_chunk_pool.h"
 #include "ion_chunk_pool_priv.h"
-#include "ion_fail.h"
 #include "ion_memcg.h"
 #include "ion_cache.h"
 #include "ion_page_pool.h"

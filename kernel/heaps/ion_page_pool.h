@@ -8,6 +8,8 @@
  *			ion_chunk_pool.h
  *   ion_chunk_pool.c	the free policy: a freed chunk is deferred for
  *			zeroing, or given back to the buddy allocator
+ *			(ion_chunk_get.c: handing out pooled and fresh
+ *			chunks)
  *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
  *			(ion_pool_zero_reclaim.c: what the shrinker takes
  *			back of them)
