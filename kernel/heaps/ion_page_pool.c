@@ -227,8 +227,8 @@ unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
 	/*
 	 * Nothing pooled for any cgroup (as in every cold allocation): no
 	 * lookup of the caller's cgroup and its list.  Cold 4 KiB with
-	 * charging on took 1.07 times the instructions of charging off
-	 * before, XXX after.
+	 * charging on took 1.07 times the instructions of charging off with
+	 * that lookup, 1.04 without (Documentation/bench.md).
 	 */
 	if (!pool || atomic_long_read(&pool->ncharged) <= 0)
 		return 0;
