@@ -71,10 +71,11 @@ struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
 
 /*
  * The next chunk of @a.  A charged caller's are taken from its cgroup's
- * list up to ION_CHUNK_AHEAD_MAX at a time, in one walk (ion_memcg.c:
- * one walk a chunk cost an 8 MiB buffer 1.29 times the instructions of
- * charging off, warm); the shared lists cost little a chunk, an
- * uncharged caller takes its chunks one by one.
+ * list up to ION_CHUNK_AHEAD_MAX at a time, in one walk: with one walk a
+ * chunk, a warm 8 MiB buffer took 1.29 times the instructions of charging
+ * off, with one walk for all 1.04 (Documentation/bench.md, "Memory
+ * cgroups").  The shared lists cost little a chunk: an uncharged caller
+ * takes its chunks one by one.
  */
 static struct page *ion_chunk_ahead_get(struct ion_chunk_pool *cp,
 					struct ion_chunk_ahead *a, bool cached)
