@@ -396,7 +396,7 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
  * @chunks: where they go, linked by page->lru
  *
  * One walk takes all @n: its fixed cost (the lock, the cgroup's list in
- * the list_lru's xarray) was about 400 guest instructions a chunk when an
+ * the list_lru's xarray) was about 500 guest instructions a chunk when an
  * 8 MiB buffer took its 8 chunks one walk each (Documentation/bench.md,
  * "Memory cgroups").  A node with no chunk on any list is not walked.
  *
