@@ -2,8 +2,9 @@
 /*
  * ion heaps: a heap's page pools as the heap sees them, and the free
  * policy - whether a freed chunk is deferred for zeroing (and pooled) or
- * given back to the buddy allocator.  Calls only down: ion_pool_zero.c
- * and ion_page_pool.c (see ion_page_pool.h for the layers).
+ * given back to the buddy allocator (handing chunks out is
+ * ion_chunk_get.c's).  Calls only down: ion_pool_zero.c and
+ * ion_page_pool.c (see ion_page_pool.h for the layers).
  */
 
 /**
@@ -48,7 +49,7 @@
 #include <linux/slab.h>
 
 #include "ion_chunk_pool.h"
-#include "ion_fail.h"
+#include "ion_chunk_pool_priv.h"
 #include "ion_memcg.h"
 #include "ion_cache.h"
 #include "ion_page_pool.h"
@@ -56,134 +57,6 @@
 
 /* The largest cached buffer an isolated free does not pool, in pages. */
 #define ION_POOL_ISOLATED_PAGES	(SZ_64K >> PAGE_SHIFT)
-
-/**
- * struct ion_chunk_pool - a heap's pools, with their free policy
- * @name:      the heap's short name, for messages
- * @pools:     the clean chunks
- * @zero:      the freed chunks waiting to be zeroed into @pools
- * @last_free: jiffies at the latest free (read and written locklessly)
- *
- * Lives from ion_chunk_pool_create() to ion_chunk_pool_destroy().
- */
-struct ion_chunk_pool {
-	const char *name;
-	struct ion_page_pools *pools;
-	struct ion_pool_zero *zero;
-	unsigned long last_free;
-};
-
-/**
- * ion_chunk_get() - a clean chunk from the pools
- * @cp:     the heap's pools
- * @order:  the chunk's order
- * @cached: cached chunk (write-back) or uncached (write-combined linear
- *	    map, no dirty cache line)
- *
- * A caller whose pages are charged to a memory cgroup gets only a chunk
- * charged to that cgroup (see ion_memcg.c); when that cgroup is at its
- * memory.max, the chunks waiting to be zeroed are pooled first.
- *
- * Context: Process context; may sleep.
- * Return: a zeroed chunk of @order, or NULL when that pool is empty.
- */
-struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
-			   bool cached)
-{
-	struct page *page;
-
-	if (!ion_memcg_caller_charged())
-		return ion_page_pools_get(cp->pools, order, cached);
-	/* A charged caller reuses only its own cgroup's chunks. */
-	page = ion_page_pools_get_charged(cp->pools, order, cached);
-	/*
-	 * At its limit, the cgroup's freed chunks may still be waiting for
-	 * the worker, charged to it but out of reach: pool them first.
-	 */
-	if (!page && ion_pool_zero_pending(cp->zero) &&
-	    ion_memcg_caller_at_limit(1UL << order)) {
-		ion_pool_zero_flush(cp->zero);
-		page = ion_page_pools_get_charged(cp->pools, order, cached);
-	}
-	return page;
-}
-
-/* A pooled chunk, or NULL; one beyond @w->limit goes back. */
-static struct page *ion_chunk_get_within(struct ion_chunk_pool *cp,
-					 unsigned int order,
-					 const struct ion_chunk_want *w)
-{
-	struct page *page = ion_chunk_get(cp, order, w->cached);
-
-	if (page && page_to_phys(page) + (PAGE_SIZE << order) - 1 > w->limit) {
-		ion_chunk_put(cp, page, order, w->cached);
-		return NULL;
-	}
-	return page;
-}
-
-/**
- * ion_chunk_get_or_alloc() - a chunk from the pools, else a fresh one
- * @cp:    the heap's pools
- * @order: the chunk's order
- * @w:     where it may come from and how a fresh one is allocated
- * @src:   set to where it came from
- *
- * In order: the pools (@w->pool; a chunk beyond @w->limit goes back),
- * for an uncached chunk a write-combined block (@w->blocks), then the
- * page allocator with @w->gfp and the caller's memcg charging (a step
- * fault injection can fail: debugfs fail/refill, core/ion_fail.c).  A fresh
- * chunk may lie beyond @w->limit: the caller checks, its zone is in
- * @w->gfp.
- *
- * Context: Process context; may sleep.
- * Return: the zeroed chunk (a fresh one write-back, a pooled or block one
- * of the mode asked for), or NULL when none could be had.
- */
-struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
-				    unsigned int order,
-				    const struct ion_chunk_want *w,
-				    enum ion_chunk_src *src)
-{
-	gfp_t gfp = w->gfp | ion_memcg_gfp();	/* charged: ion_memcg.c */
-	struct page *page;
-
-	*src = ION_CHUNK_POOLED;
-	page = w->pool ? ion_chunk_get_within(cp, order, w) : NULL;
-	if (page)
-		return page;
-	/* Converted already; a charged caller's from its cgroup's blocks. */
-	if (!w->cached && w->blocks) {
-		*src = ION_CHUNK_BLOCK;
-		page = ion_cache_uncached_chunk(order, w->nid,
-						ion_memcg_caller_charged());
-		if (page)
-			return page;
-	}
-	*src = ION_CHUNK_FRESH;
-	if (ion_fail(ION_FAIL_REFILL))	/* debugfs fail/refill */
-		return NULL;
-	if (w->nid == NUMA_NO_NODE)
-		return alloc_pages(gfp, order);
-	return alloc_pages_node(w->nid, gfp, order);
-}
-
-/**
- * ion_chunk_put() - return an unused chunk from ion_chunk_get()
- * @cp:     the heap's pools
- * @page:   the chunk, untouched since ion_chunk_get() (still clean)
- * @order:  its order
- * @cached: the pool it came from
- *
- * For allocations that failed half-way.
- *
- * Context: Process context; may sleep.
- */
-void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
-		   unsigned int order, bool cached)
-{
-	ion_page_pools_put(cp->pools, page, order, cached);
-}
 
 /**
  * ion_chunk_pool_pages() - pages held by the pools, ready for reuse

@@ -18,6 +18,7 @@
 #define _ION_CHUNK_POOL_H
 
 #include <linux/gfp_types.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 struct page;
@@ -38,6 +39,38 @@ enum ion_chunk_src {
 };
 
 /**
+ * struct ion_chunk_ahead - chunks of one order an allocation takes from
+ *			    the pools ahead of need
+ * @chunks: taken and not handed out yet, linked by page->lru
+ * @order:  their order
+ * @want:   how many more of @order the allocation may still need
+ *
+ * ion_chunk_ahead_init() sets it up; what is left when the allocation is
+ * done goes back with ion_chunk_ahead_put().  Used by one task at a time.
+ */
+struct ion_chunk_ahead {
+	struct list_head chunks;
+	unsigned int order;
+	unsigned long want;
+};
+
+/**
+ * ion_chunk_ahead_init() - no chunks taken ahead yet
+ * @a:     the chunks taken ahead
+ * @order: the order of the chunks it may take
+ * @want:  how many of them the allocation needs at most
+ *
+ * Context: any.
+ */
+static inline void ion_chunk_ahead_init(struct ion_chunk_ahead *a,
+					unsigned int order, unsigned long want)
+{
+	INIT_LIST_HEAD(&a->chunks);
+	a->order = order;
+	a->want = want;
+}
+
+/**
  * struct ion_chunk_want - what ion_chunk_get_or_alloc() may hand out
  * @gfp:    the heap's flags for a fresh chunk; the caller's memcg charging
  *	    (ion_memcg_gfp()) is added to them
@@ -49,6 +82,9 @@ enum ion_chunk_src {
  * @pool:   chunks may come from the pools
  * @blocks: an uncached chunk may be cut from the write-combined blocks
  *	    (ion_cache_uncached_chunk()) before the page allocator is asked
+ * @ahead:  NULL, or where pooled chunks of its order are taken from first
+ *	    (a charged caller takes them from its cgroup's list several at
+ *	    a time)
  */
 struct ion_chunk_want {
 	gfp_t gfp;
@@ -57,6 +93,7 @@ struct ion_chunk_want {
 	bool cached;
 	bool pool;
 	bool blocks;
+	struct ion_chunk_ahead *ahead;
 };
 
 struct page *ion_chunk_get(struct ion_chunk_pool *cp, unsigned int order,
@@ -67,6 +104,8 @@ struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
 				    enum ion_chunk_src *src);
 void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
 		   unsigned int order, bool cached);
+void ion_chunk_ahead_put(struct ion_chunk_pool *cp, struct ion_chunk_ahead *a,
+			 bool cached);
 void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
 		    unsigned int order, bool cached);
 

@@ -69,7 +69,8 @@ static inline bool ion_memcg_pools_enabled(void)
 int ion_memcg_pool_init(struct ion_memcg_pool *mp, struct shrinker *shrinker);
 void ion_memcg_pool_destroy(struct ion_memcg_pool *mp);
 bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page);
-struct page *ion_memcg_pool_take(struct ion_memcg_pool *mp);
+unsigned long ion_memcg_pool_take(struct ion_memcg_pool *mp, unsigned long n,
+				  struct list_head *chunks);
 bool ion_memcg_shrinking_cgroup(const struct shrink_control *sc);
 unsigned long ion_memcg_pool_count(struct ion_memcg_pool *mp,
 				   const struct shrink_control *sc);
@@ -129,9 +130,11 @@ static inline bool ion_memcg_pool_add(struct ion_memcg_pool *mp,
 	return false;
 }
 
-static inline struct page *ion_memcg_pool_take(struct ion_memcg_pool *mp)
+static inline unsigned long ion_memcg_pool_take(struct ion_memcg_pool *mp,
+						unsigned long n,
+						struct list_head *chunks)
 {
-	return NULL;
+	return 0;
 }
 
 static inline bool ion_memcg_shrinking_cgroup(const struct shrink_control *sc)

@@ -8,6 +8,8 @@
  *			ion_chunk_pool.h
  *   ion_chunk_pool.c	the free policy: a freed chunk is deferred for
  *			zeroing, or given back to the buddy allocator
+ *			(ion_chunk_get.c: handing out pooled and fresh
+ *			chunks)
  *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
  *			(ion_pool_zero_reclaim.c: what the shrinker takes
  *			back of them)
@@ -28,6 +30,7 @@
 
 #include <linux/types.h>
 
+struct list_head;
 struct page;
 struct seq_file;
 struct ion_page_pools;
@@ -62,8 +65,9 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
 			   unsigned int order);
 struct page *ion_page_pools_get(struct ion_page_pools *pools,
 				unsigned int order, bool cached);
-struct page *ion_page_pools_get_charged(struct ion_page_pools *pools,
-					unsigned int order, bool cached);
+unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
+					 unsigned int order, bool cached,
+					 unsigned long n, struct list_head *chunks);
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached);
 unsigned long ion_page_pools_pages(struct ion_page_pools *pools);

@@ -26,6 +26,9 @@ struct shrinker;
  *	     first
  * @count:   number of chunks on @chunks (read locklessly for statistics)
  * @charged: the chunks charged to a memory cgroup, per cgroup
+ * @ncharged: number of chunks on @charged, counted after they were added
+ *	     or taken off (so for a moment off by one, even negative): a
+ *	     lockless look for an empty @charged
  * @order:   order of every chunk, set at creation
  */
 struct ion_page_pool {
@@ -33,6 +36,7 @@ struct ion_page_pool {
 	struct list_head chunks;
 	unsigned long count;
 	struct ion_memcg_pool charged;
+	atomic_long_t ncharged;
 	unsigned int order;
 };
 

@@ -57,12 +57,13 @@ static const unsigned int ion_system_orders[] = { 8, 4, 0 }; /* largest first */
 static struct ion_chunk_pool *ion_system_pools;
 
 /*
- * A chunk of @order from its pool, an uncached block or the buddy
- * allocator (*@src), by the caller's policy or near @nid.
+ * A chunk of @order from @ahead or its pool, an uncached block or the
+ * buddy allocator (*@src), by the caller's policy or near @nid.
  */
 static struct page *ion_system_get_chunk(unsigned int order,
-					 bool big, bool cached,
-					 int nid, enum ion_chunk_src *src)
+					 bool big, bool cached, int nid,
+					 struct ion_chunk_ahead *ahead,
+					 enum ion_chunk_src *src)
 {
 	const struct ion_chunk_want w = {
 		.gfp = order || big ? ION_SYSTEM_GFP_HIGH : ION_SYSTEM_GFP_LOW,
@@ -71,6 +72,7 @@ static struct page *ion_system_get_chunk(unsigned int order,
 		.cached = cached,
 		.pool = true,
 		.blocks = true,
+		.ahead = ahead,
 	};
 
 	return ion_chunk_get_or_alloc(ion_system_pools, order, &w, src);
@@ -93,7 +95,8 @@ static void ion_system_put_chunk(struct page *page, unsigned int order,
  */
 static struct page *
 ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
-		      bool cached, int nid, enum ion_chunk_src *src)
+		      bool cached, int nid, struct ion_chunk_ahead *ahead,
+		      enum ion_chunk_src *src)
 {
 	struct page *page;
 	unsigned int i;
@@ -103,7 +106,8 @@ ion_system_next_chunk(unsigned long remaining, unsigned int *first, bool big,
 
 		if (remaining < (PAGE_SIZE << order))
 			continue;
-		page = ion_system_get_chunk(order, big, cached, nid, src);
+		page = ion_system_get_chunk(order, big, cached, nid, ahead,
+					    src);
 		if (page) {
 			set_page_private(page, order);
 			return page;
@@ -212,7 +216,8 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 	struct page *page;
 	int ret;
 
-	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, &src);
+	page = ion_system_get_chunk(order, big, cached, NUMA_NO_NODE, NULL,
+				    &src);
 	if (!page)
 		return -ENOMEM;
 	ion_buffer_one_chunk(buffer, page, PAGE_SIZE << order);
@@ -246,13 +251,15 @@ struct ion_system_part {
  * are the same, only their order in the table may differ (each
  * participant learns of a failed order by itself).  @nid: the caller's node, for
  * helpers (NUMA_NO_NODE with none: the caller's policy); @first: the
- * first order worth trying.
+ * first order worth trying; @ahead: the caller's chunks of that order,
+ * taken from the pools several at a time (helpers' one by one).
  */
 struct ion_system_fill {
 	struct ion_parallel par;
 	bool big, cached;
 	int nid;
 	unsigned int first;
+	struct ion_chunk_ahead ahead;
 	struct ion_system_part part[ION_PARALLEL_MAX_HELPERS + 1];
 };
 
@@ -280,6 +287,7 @@ static void ion_system_fill_part(struct ion_parallel *par, unsigned int who)
 				goto out;
 			page = ion_system_next_chunk(len, &first, fill->big,
 						     fill->cached, fill->nid,
+						     who ? NULL : &fill->ahead,
 						     &src);
 			if (!page) {
 				ion_parallel_stop(par, -ENOMEM);
@@ -308,7 +316,7 @@ static int ion_system_fill(struct ion_system_fill *fill, unsigned long len)
 	unsigned long pooled = ion_chunk_pool_pages(ion_system_pools) <<
 			       PAGE_SHIFT;
 	struct ion_system_part *all = &fill->part[0];
-	unsigned int nhelpers = 0, i, l;
+	unsigned int nhelpers = 0, i, l, order;
 	int ret;
 
 	if (len > pooled)
@@ -320,10 +328,14 @@ static int ion_system_fill(struct ion_system_fill *fill, unsigned long len)
 		}
 	}
 	fill->nid = nhelpers ? numa_mem_id() : NUMA_NO_NODE;
+	order = ion_system_orders[min_t(size_t, fill->first,	/* 4 KiB failed */
+					ARRAY_SIZE(ion_system_orders) - 1)];
+	ion_chunk_ahead_init(&fill->ahead, order, len / (PAGE_SIZE << order));
 	if (nhelpers)
 		atomic_long_inc(&ion_system_parallel_fills);
 	ret = ion_parallel_run(&fill->par, ion_system_fill_part, len,
 			       ION_SYSTEM_PIECE, nhelpers);
+	ion_chunk_ahead_put(ion_system_pools, &fill->ahead, fill->cached);
 	for (i = 1; i <= nhelpers; i++) {
 		for (l = 0; l < ION_SYSTEM_LISTS; l++) {
 			list_splice_tail(&fill->part[i].chunks[l],

@@ -331,6 +331,39 @@ static void test_pool_reuse(struct it_worker *a, struct it_worker *b,
 }
 
 /*
+ * The same for one buffer of eight chunks (8 MiB), which takes its chunks
+ * from A's list in one walk (kernel/heaps/ion_chunk_get.c): all eight
+ * come from there, and B's buffer of eight takes none of them.
+ */
+static void test_pool_reuse_big(struct it_worker *a, struct it_worker *b,
+				unsigned int sys)
+{
+	long long p1, c1, b0;
+	struct it_reply r;
+
+	ht_drop_pools();
+	it_worker_alloc(a, 1, 8 * MIB, sys, 0);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	p1 = charged_pooled();
+	c1 = current_of(CG_A);
+	r = it_worker_alloc(a, 1, 8 * MIB, sys, 0);
+	tap_ok(r.done == 1 && p1 >= 8 * MIB && charged_pooled() <= p1 - 8 * MIB,
+	       "A's next 8 MiB buffer takes its eight chunks from A's pool");
+	tap_ok(current_of(CG_A) - c1 < 2 * MIB,
+	       "and A's memory.current does not grow by 8 MiB again");
+	tap_diag("pool_charged_bytes %lld -> %lld, memory.current %lld -> %lld",
+		 p1, charged_pooled(), c1, current_of(CG_A));
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	p1 = charged_pooled();
+	b0 = current_of(CG_B);
+	r = it_worker_alloc(b, 1, 8 * MIB, sys, 0);
+	tap_ok(r.done == 1 && current_of(CG_B) - b0 >= 8 * MIB &&
+	       charged_pooled() == p1,
+	       "B's 8 MiB buffer takes none of A's pooled chunks and pays for itself");
+	it_worker_free(b, IT_WORKER_FREE_ALL);
+}
+
+/*
  * memory.reclaim in A frees A's pooled chunks and their charge, not B's;
  * then removing cgroup C with chunks pooled leaves them to the parent,
  * whose memory.reclaim frees them.
@@ -421,6 +454,7 @@ int main(void)
 	test_no_crossing(&a, &b, sys);
 	if (memcg_pools_kernel()) {
 		test_pool_reuse(&a, &b, sys);
+		test_pool_reuse_big(&a, &b, sys);
 		test_pool_reclaim(&a, &b, sys);
 	} else {
 		tap_skip("per-memcg pools", "kernel before 6.8: charged chunks are not pooled");

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ion heaps: a heap's page pools as the heap sees them, inside: shared by
+ * the free policy and the pools' lifetime (ion_chunk_pool.c) and the
+ * handing out of chunks (ion_chunk_get.c).  Nothing else includes it.
+ */
+#ifndef _ION_CHUNK_POOL_PRIV_H
+#define _ION_CHUNK_POOL_PRIV_H
+
+struct ion_page_pools;
+struct ion_pool_zero;
+
+/**
+ * struct ion_chunk_pool - a heap's pools, with their free policy
+ * @name:      the heap's short name, for messages
+ * @pools:     the clean chunks
+ * @zero:      the freed chunks waiting to be zeroed into @pools
+ * @last_free: jiffies at the latest free (read and written locklessly)
+ *
+ * Lives from ion_chunk_pool_create() to ion_chunk_pool_destroy().
+ */
+struct ion_chunk_pool {
+	const char *name;
+	struct ion_page_pools *pools;
+	struct ion_pool_zero *zero;
+	unsigned long last_free;
+};
+
+#endif /* _ION_CHUNK_POOL_PRIV_H */
