@@ -10,7 +10,8 @@
  * cannot give it.  So with CMA a 64 MiB buffer exists, and it must come
  * out of CMA: /proc/meminfo's CmaFree drops by the buffer's size (less
  * whatever of the area was already in use: those pages may be migrated
- * out of the way to memory outside CMA) and comes back when it is freed.
+ * out of the way to memory outside CMA; and less 1 MiB for the counter's
+ * per-CPU drift) and comes back when it is freed.
  * "Comes back" is at least half of it: the kernel puts other movable
  * allocations in CMA too, and a few MiB of them landing there meanwhile
  * were seen under the debug kernel; a buffer that is not given back
@@ -30,6 +31,12 @@
 #include "heap_util.h"
 
 #define BIG		(64ULL << 20)
+/*
+ * CmaFree is a vmstat counter: each CPU folds its changes in only past a
+ * threshold (up to 125 pages), so a reading may be off by that much per
+ * CPU (seen: 20 kB short of the buffer's size under the debug kernel).
+ */
+#define VMSTAT_SLACK	(1LL << 20)
 
 static const char *cases[] = {
 	"64 MiB from the DMA heap alone",
@@ -77,8 +84,8 @@ static void one_mode(int ion, int tfd, unsigned int id, const char *mode,
 	free1 = ht_meminfo("CmaFree");
 	tap_diag("%s: CmaFree %lld -> %lld kB (%lld kB of CMA in use before)",
 		 mode, free0 >> 10, free1 >> 10, used0 >> 10);
-	tap_ok(free0 - free1 >= (long long)BIG - used0, "%s: %s", mode,
-	       cases[1]);
+	tap_ok(free0 - free1 >= (long long)BIG - used0 - VMSTAT_SLACK,
+	       "%s: %s", mode, cases[1]);
 
 	if (tfd < 0) {
 		snprintf(name, sizeof(name), "%s: %s", mode, cases[2]);
