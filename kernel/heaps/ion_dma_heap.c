@@ -18,12 +18,13 @@
  *   device's dev_is_dma_coherent()) come from dma_alloc_attrs() with
  *   DMA_ATTR_NO_KERNEL_MAPPING too: normal cacheable memory that needs no
  *   sync, mapped through dma_mmap_attrs(), which keeps the cacheable
- *   protection on such a device; on a DMA-direct device with nothing
- *   beside it (DOC: ion DMA heap, cached buffers).  On another device they
- *   come from dma_alloc_pages(), the modern form of the old non-consistent
- *   attribute: normal cacheable memory owned by the device, with
- *   dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
- *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
+ *   protection on such a device; when it is DMA-direct too, such a
+ *   buffer keeps nothing beside its memory (DOC: ion DMA heap, cached
+ *   buffers).  On another device they come from dma_alloc_pages(), the
+ *   modern form of the old non-consistent attribute: normal cacheable
+ *   memory owned by the device, with dma_sync_single_for_cpu() /
+ *   _for_device() in begin/end_cpu_access (DMA_BUF_IOCTL_SYNC and
+ *   ION_IOC_SYNC end up there).
  *
  * Zeroing: dma_alloc_pages() memsets what it returns, on top of the page
  * allocator's init_on_alloc; dma_alloc_attrs() without a kernel mapping
