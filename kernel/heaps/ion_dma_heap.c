@@ -18,11 +18,13 @@
  *   device's dev_is_dma_coherent()) come from dma_alloc_attrs() with
  *   DMA_ATTR_NO_KERNEL_MAPPING too: normal cacheable memory that needs no
  *   sync, mapped through dma_mmap_attrs(), which keeps the cacheable
- *   protection on such a device.  On another device they come from
- *   dma_alloc_pages(), the modern form of the old non-consistent
- *   attribute: normal cacheable memory owned by the device, with
- *   dma_sync_single_for_cpu() / _for_device() in begin/end_cpu_access
- *   (DMA_BUF_IOCTL_SYNC and ION_IOC_SYNC end up there).
+ *   protection on such a device; when it is DMA-direct too, such a
+ *   buffer keeps nothing beside its memory (DOC: ion DMA heap, cached
+ *   buffers).  On another device they come from dma_alloc_pages(), the
+ *   modern form of the old non-consistent attribute: normal cacheable
+ *   memory owned by the device, with dma_sync_single_for_cpu() /
+ *   _for_device() in begin/end_cpu_access (DMA_BUF_IOCTL_SYNC and
+ *   ION_IOC_SYNC end up there).
  *
  * Zeroing: dma_alloc_pages() memsets what it returns, on top of the page
  * allocator's init_on_alloc; dma_alloc_attrs() without a kernel mapping
@@ -88,6 +90,7 @@
 
 #include "ion_heap.h"
 #include "ion_cache.h"
+#include "ion_dma.h"
 #include "ion_heaps.h"
 
 static unsigned int dma_mask_bits = 32;
@@ -95,8 +98,6 @@ module_param(dma_mask_bits, uint, 0444);
 MODULE_PARM_DESC(dma_mask_bits,
 		 "DMA mask of the DMA heap's device in bits (24-64, default 32)");
 
-/* Fail with -ENOMEM rather than wake the OOM killer. */
-#define ION_DMA_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 #define ION_DMA_ATTRS_UNCACHED	(DMA_ATTR_WRITE_COMBINE | \
 				 DMA_ATTR_NO_KERNEL_MAPPING)
 
@@ -107,33 +108,9 @@ MODULE_PARM_DESC(dma_mask_bits,
 #define ION_DMA_CMA_ALIGN_ORDER	0	/* not used */
 #endif
 
-/**
- * struct ion_dma_buffer - one buffer of the DMA heap
- * @sgt:    the buffer's pages (buffer->sg_table points here)
- * @cookie: what dma_alloc_attrs() returned (opaque, never dereferenced):
- *	    uncached buffers, and cached ones on a coherent device; or NULL
- * @page:   cached on a device that is not coherent: what
- *	    dma_alloc_pages() returned; or NULL
- * @chunk:  uncached from a write-combined block: its first page (@cookie
- *	    and @page NULL)
- * @dma:    DMA address for the heap's device (unset for a @chunk)
- * @attrs:  DMA_ATTR_* of the allocation
- * @len:    bytes asked of dma_alloc_attrs(): the buffer's size, or whole
- *	    2 MiB blocks (DOC above)
- *
- * Owned by its ion_buffer (priv_virt): made by allocate, gone after free.
- */
-struct ion_dma_buffer {
-	struct sg_table sgt;
-	void *cookie;
-	struct page *page;
-	struct page *chunk;
-	dma_addr_t dma;
-	unsigned long attrs;
-	size_t len;
-};
-
 static struct platform_device *ion_dma_pdev;
+/* Cached buffers are lean (ion_dma_can_lean()); set once at init. */
+static bool ion_dma_lean;
 
 /* Uncached buffers cut from write-combined blocks, ever (debugfs). */
 static atomic_long_t ion_dma_block_buffers = ATOMIC_LONG_INIT(0);
@@ -167,6 +144,19 @@ static int ion_dma_zero(struct sg_table *sgt)
 static bool ion_dma_zeroed_by_allocator(void)
 {
 	return want_init_on_alloc(ION_DMA_GFP) && !want_init_on_free();
+}
+
+/**
+ * ion_dma_zero_fresh() - zero @sgt's memory, fresh from dma_alloc_attrs()
+ * without a kernel mapping, unless the page allocator did
+ * @sgt: the buffer's pages
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or -EINTR when a fatal signal stopped it.
+ */
+int ion_dma_zero_fresh(struct sg_table *sgt)
+{
+	return ion_dma_zeroed_by_allocator() ? 0 : ion_dma_zero(sgt);
 }
 
 /*
@@ -244,11 +234,9 @@ static int ion_dma_get_attrs(struct device *dev, struct ion_dma_buffer *db,
 				    db->attrs);
 	if (ret)
 		goto err_free;
-	if (!ion_dma_zeroed_by_allocator()) {
-		ret = ion_dma_zero(&db->sgt);
-		if (ret)
-			goto err_free_table;
-	}
+	ret = ion_dma_zero_fresh(&db->sgt);
+	if (ret)
+		goto err_free_table;
 	if (!cached) {
 		ret = ion_cache_set_uncached(ion_dma_conv_table(db, &one,
 								&one_sg));
@@ -262,32 +250,6 @@ err_free_table:
 err_free:
 	dma_free_attrs(dev, db->len, db->cookie, db->dma, db->attrs);
 	return ret;
-}
-
-static int ion_dma_get_cached(struct device *dev, struct ion_dma_buffer *db,
-			      unsigned long len)
-{
-	int ret;
-
-	db->page = dma_alloc_pages(dev, len, &db->dma, DMA_BIDIRECTIONAL,
-				   ION_DMA_GFP);
-	if (!db->page)
-		return -ENOMEM;
-	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
-	if (ret) {
-		dma_free_pages(dev, len, db->page, db->dma, DMA_BIDIRECTIONAL);
-		return ret;
-	}
-	sg_set_page(db->sgt.sgl, db->page, len, 0);
-	/*
-	 * dma_alloc_pages() zeroes the memory itself (dma-direct and the
-	 * IOMMU's dma_common_alloc_pages() both memset() it), on top of the
-	 * page allocator's init_on_alloc: zeroing it a third time here was
-	 * most of this heap's extra cost.
-	 * The device owns the memory: push the zeroes out of the caches.
-	 */
-	dma_sync_single_for_device(dev, db->dma, len, DMA_TO_DEVICE);
-	return 0;
 }
 
 /*
@@ -319,6 +281,8 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	if (len > ION_CHUNK_MAX ||	/* one sg entry for a cached buffer */
 	    !ion_heap_leaves_reserve(len >> PAGE_SHIFT, NULL))
 		return -ENOMEM;
+	if (cached && ion_dma_lean)
+		return ion_dma_lean_allocate(heap->priv, buffer);
 	db = kzalloc(sizeof(*db), GFP_KERNEL);
 	if (!db)
 		return -ENOMEM;
@@ -342,6 +306,10 @@ static void ion_dma_free(struct ion_buffer *buffer)
 	struct scatterlist one_sg;
 	struct sg_table one;
 
+	if (ion_buffer_is_one_chunk(buffer)) {
+		ion_dma_lean_free(dev, buffer);
+		return;
+	}
 	if (db->page) {
 		dma_free_pages(dev, buffer->size, db->page, db->dma,
 			       DMA_BIDIRECTIONAL);
@@ -361,11 +329,9 @@ static void ion_dma_free(struct ion_buffer *buffer)
 static int ion_dma_phys(struct ion_heap *heap, struct ion_buffer *buffer,
 			phys_addr_t *addr, size_t *len)
 {
-	struct ion_dma_buffer *db = buffer->priv_virt;
-
-	if (db->sgt.orig_nents != 1)
+	if (buffer->sg_table->orig_nents != 1)
 		return -ENODEV;
-	*addr = page_to_phys(sg_page(db->sgt.sgl));
+	*addr = page_to_phys(sg_page(buffer->sg_table->sgl));
 	*len = buffer->size;
 	return 0;
 }
@@ -376,6 +342,8 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = heap->priv;
 
+	if (ion_buffer_is_one_chunk(buffer))
+		return ion_dma_lean_mmap(dev, buffer, vma);
 	if (db->page)
 		return dma_mmap_pages(dev, vma, buffer->size, db->page);
 	/* As dma-direct maps its own memory; the core set the WC prot. */
@@ -388,13 +356,19 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 			      db->attrs);
 }
 
+/* The heap's struct of @buffer, or NULL for a lean one (which is coherent). */
+static struct ion_dma_buffer *ion_dma_db(struct ion_buffer *buffer)
+{
+	return ion_buffer_is_one_chunk(buffer) ? NULL : buffer->priv_virt;
+}
+
 static int ion_dma_begin_cpu_access(struct ion_heap *heap,
 				    struct ion_buffer *buffer,
 				    enum dma_data_direction dir)
 {
-	struct ion_dma_buffer *db = buffer->priv_virt;
+	struct ion_dma_buffer *db = ion_dma_db(buffer);
 
-	if (db->page)
+	if (db && db->page)
 		dma_sync_single_for_cpu(heap->priv, db->dma, buffer->size, dir);
 	return 0;
 }
@@ -403,9 +377,9 @@ static int ion_dma_end_cpu_access(struct ion_heap *heap,
 				  struct ion_buffer *buffer,
 				  enum dma_data_direction dir)
 {
-	struct ion_dma_buffer *db = buffer->priv_virt;
+	struct ion_dma_buffer *db = ion_dma_db(buffer);
 
-	if (db->page)
+	if (db && db->page)
 		dma_sync_single_for_device(heap->priv, db->dma, buffer->size,
 					   dir);
 	return 0;
@@ -417,6 +391,7 @@ static void ion_dma_debug_show(struct ion_heap *heap, struct seq_file *s)
 
 	seq_printf(s, "device: %s\n", dev_name(dev));
 	seq_printf(s, "dma_mask_bits: %u\n", dma_mask_bits);
+	seq_printf(s, "cached_lean: %d\n", ion_dma_lean);
 	seq_printf(s, "uncached_block_buffers: %ld\n",
 		   atomic_long_read(&ion_dma_block_buffers));
 	seq_printf(s, "direct_map_splits: %ld\n", ion_cache_split_count());
@@ -479,6 +454,7 @@ int ion_dma_heap_init(void)
 	if (IS_ERR(ion_dma_pdev))
 		return PTR_ERR(ion_dma_pdev);
 	ion_dma_heap.priv = &ion_dma_pdev->dev;
+	ion_dma_lean = ion_dma_can_lean(&ion_dma_pdev->dev);
 	ion_dma_heap.dev = &ion_dma_pdev->dev;
 	ret = ion_device_add_heap(&ion_dma_heap);
 	if (ret) {

@@ -258,6 +258,22 @@ ion_list_lru_walk_node(struct list_lru *lru, int nid, ion_lru_walk_cb isolate,
 #endif
 
 /*
+ * 6.12: the DMA API calls dma-iommu directly, for a device whose
+ * dma_iommu bit is set (use_dma_iommu()); before, dma-iommu was a
+ * dma_map_ops like any other, so get_dma_ops() told alone.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+struct device;
+static inline bool use_dma_iommu(struct device *dev)
+{
+	return false;
+}
+#else
+#include <linux/device.h>
+#include <linux/iommu-dma.h>
+#endif
+
+/*
  * 6.10: __assign_str() takes the source from the event's __string() and
  * no longer as a second argument.
  */
