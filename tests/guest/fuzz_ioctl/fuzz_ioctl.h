@@ -32,6 +32,15 @@
 #define MAX_HANDLES	32
 #define MAX_RECS	48
 #define DEV_SLOTS	8	/* ION_TEST_MAX_SLOTS: imports per file */
+/*
+ * Imports of one buffer a thread holds at once.  DMA-API debugging warns
+ * past 7 overlapping mappings of a cache line ("exceeded 7 overlapping
+ * mappings"), counting the buffer's own DMA allocation (DMA and auto
+ * heaps): a limit of its tracking, not of ion.  Seen with 8 imports of
+ * one auto buffer.  2 per thread, a forked child's 2 more and each one's
+ * vgem import stay under it.
+ */
+#define DEV_SAME_BUF	2
 #define MAX_GEM		8	/* vgem handles a thread keeps */
 #define BYTES_BUDGET	(12 << 20)	/* buffers a thread keeps */
 #define FORK_ONE_IN	600
@@ -103,6 +112,7 @@ struct ffd {
 struct dslot {
 	unsigned int slot;
 	int is_auto;		/* of an auto-heap buffer */
+	unsigned long ino;	/* the dma-buf's inode */
 };
 
 struct fmap {

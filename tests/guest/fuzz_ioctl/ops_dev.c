@@ -212,7 +212,8 @@ void op_dev_import(struct thr *t)
 		.fd_kind = K_BUF,
 	};
 	struct ion_test_import imp = { 0 };
-	int tfd, i, err, is_auto;
+	int tfd, i, k, same, err, is_auto;
+	unsigned long ino;
 	eset_t ok;
 
 	if (!have_ion_test || dev_open(t, &t->tfd, HT_TEST_DEV) < 0)
@@ -225,6 +226,12 @@ void op_dev_import(struct thr *t)
 	i = dev_buf(t);
 	if (i < 0)
 		return;
+	ino = it_ino(t->fds[i].fd);
+	for (k = 0, same = 0; k < t->ndslots; k++)
+		if (t->dslots[k].ino == ino && ++same == DEV_SAME_BUF) {
+			dev_release_at(t, k);	/* DEV_SAME_BUF */
+			return;
+		}
 	is_auto = t->fds[i].heap == ION_HEAP_AUTO_ID;
 	imp.fd = t->fds[i].fd;
 	/* EDU_FIRST and PROBE_EDU only for what edu may map unchecked */
@@ -254,6 +261,7 @@ void op_dev_import(struct thr *t)
 	dev_count(DC_IMPORT);
 	t->dslots[t->ndslots].slot = imp.slot;
 	t->dslots[t->ndslots].is_auto = is_auto;
+	t->dslots[t->ndslots].ino = ino;
 	t->ndslots++;
 	if (imp.slot >= DEV_SLOTS)
 		violation(t, &c, 0, "a slot beyond ION_TEST_MAX_SLOTS");
