@@ -172,8 +172,11 @@ static void op_fork(struct thr *t)
 	kfault_thread(0);
 	pid = fork();
 	kfault_thread(1);
-	if (pid < 0)
+	if (pid < 0) {
+		sh->fork_errno = errno;
+		__atomic_add_fetch(&sh->fork_failed, 1, __ATOMIC_RELAXED);
 		return;
+	}
 	if (pid == 0) {
 		t->in_child = 1;
 		t->rng = fz_mix(t->rng ^ 0xc41dULL);
@@ -460,6 +463,9 @@ int main(int argc, char **argv)
 	close_all(-1);
 	tap_diag("%ld calls in %lld ms, %ld forked children, %ld violations",
 		 sh->calls, ms, sh->children, sh->violations);
+	if (sh->fork_failed)
+		tap_diag("%ld forks failed (last: %s)", sh->fork_failed,
+			 strerror(sh->fork_errno));
 
 	for (i = 0; i < (int)NOPS; i++)
 		tap_diag("%-22s %6lld ms", ops[i].name,

@@ -66,6 +66,8 @@ struct shared {
 	long calls;
 	long violations;
 	long children;
+	long fork_failed;	/* fork() itself failed */
+	int fork_errno;		/* the last such errno */
 	long child_crashes;
 	long setup_errors;
 	long edquot;		/* calls that answered EDQUOT */
