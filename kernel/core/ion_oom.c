@@ -73,8 +73,12 @@
  * whose address space still carries ion's charge has a thread not yet
  * done exiting, ion's OOM notifier reports memory on its way, so the
  * allocation that ran out retries instead; for one victim at most
- * %ION_OOM_WAIT (the OOM reaper's own grace period), so a victim stuck
- * in its exit cannot hold the OOM killer back for good.  A victim whose
+ * %ION_OOM_WAIT (the OOM reaper's own grace period) without its charge
+ * going down, so a victim stuck in its exit cannot hold the OOM killer
+ * back for good, while one still closing its buffers on a slow or loaded
+ * machine (a 7.3 guest beside other guests took longer than 2 s to free
+ * 1.5 GiB, and the OOM killer killed the innocent process too) is
+ * waited for.  A victim whose
  * buffers other processes still hold is done exiting with the charge
  * still there: the OOM killer goes on at once.  Memory cgroup OOMs call
  * no notifier and do not wait.
@@ -147,16 +151,21 @@ static bool ion_oom_exiting(struct task_struct *p)
 	return false;
 }
 
-/* The address space of a victim still exiting with ion's charge, or NULL. */
-static struct mm_struct *ion_oom_pending(void)
+/*
+ * The address space of a victim still exiting with ion's charge, or NULL;
+ * the pages still charged to it in *@pages.
+ */
+static struct mm_struct *ion_oom_pending(unsigned long *pages)
 {
 	struct task_struct *p;
 	struct mm_struct *mm;
 
 	for_each_process(p) {
 		mm = p->signal->oom_mm;
-		if (mm && ion_mm_flags_test(MMF_OOM_SKIP, mm) &&
-		    get_mm_counter(mm, MM_SHMEMPAGES) && ion_oom_exiting(p))
+		if (!mm || !ion_mm_flags_test(MMF_OOM_SKIP, mm))
+			continue;
+		*pages = get_mm_counter(mm, MM_SHMEMPAGES);
+		if (*pages && ion_oom_exiting(p))
 			return mm;
 	}
 	return NULL;
@@ -171,20 +180,22 @@ static struct mm_struct *ion_oom_pending(void)
 static int ion_oom_notify(struct notifier_block *nb, unsigned long unused,
 			  void *parm)
 {
+	static unsigned long since, left;
 	static struct mm_struct *victim;
-	static unsigned long since;
-	unsigned long *freed = parm;
+	unsigned long *freed = parm, pages = 0;
 	struct mm_struct *mm;
 
 	rcu_read_lock();
-	mm = ion_oom_pending();
+	mm = ion_oom_pending(&pages);
 	rcu_read_unlock();
 	if (!mm)
 		return NOTIFY_DONE;
-	if (mm != victim) {
+	/* A victim still giving buffers back gets the grace period anew. */
+	if (mm != victim || pages < left) {
 		victim = mm;
 		since = jiffies;
 	}
+	left = pages;
 	if (time_after(jiffies, since + ION_OOM_WAIT))
 		return NOTIFY_DONE;
 	(*freed)++;
