@@ -31,6 +31,9 @@ static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
 	sgt = __ion_buffer_sg_table(buffer);
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);
+	ret = ion_pfnmap_prepare(vma);
+	if (ret)
+		return ret;
 	for_each_sgtable_sg(sgt, sg, i) {
 		if (WARN_ON_ONCE(sg->offset || !PAGE_ALIGNED(sg->length)))
 			return -EINVAL;

@@ -341,8 +341,17 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 {
 	struct ion_dma_buffer *db = buffer->priv_virt;
 	struct device *dev = heap->priv;
+	bool lean = ion_buffer_is_one_chunk(buffer);
+	int ret;
 
-	if (ion_buffer_is_one_chunk(buffer))
+	/* All but an IOMMU's or other ops' mmap remap pfns (ion_compat.h). */
+	if (lean || db->page || db->chunk ||
+	    (!get_dma_ops(dev) && !use_dma_iommu(dev))) {
+		ret = ion_pfnmap_prepare(vma);
+		if (ret)
+			return ret;
+	}
+	if (lean)
 		return ion_dma_lean_mmap(dev, buffer, vma);
 	if (db->page)
 		return dma_mmap_pages(dev, vma, buffer->size, db->page);

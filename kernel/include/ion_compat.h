@@ -173,6 +173,39 @@ static inline bool ion_vma_is_cow(const struct vm_area_struct *vma)
 	return (vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
 }
 
+/*
+ * Before 6.16, remap_pfn_range() of a whole shared VMA on x86 marks it
+ * VM_PAT, and when it then fails before it wrote the VMA's first PTE (its
+ * page table could not be allocated), its undo looks the PAT reservation
+ * up from that PTE, finds none and WARNs (get_pat_info()).  6.16 keeps
+ * the tracked range instead (pfnmap_track()).  So on the older kernels
+ * the page table of the VMA's first page is allocated first, by
+ * inserting the zero page's pfn there and zapping it again, which leaves
+ * the table; when that allocation fails, the mmap fails here, cleanly.
+ * Seen under failslab on the debug kernel, whose lockdep makes each page
+ * table's lock a slab allocation.  A private writable VMA is left alone:
+ * the undo reads its pfn from vm_pgoff, and it cannot take single pfns.
+ * For VMAs about to be remapped only: it makes the VMA VM_PFNMAP.
+ */
+#if defined(CONFIG_X86_PAT) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
+static inline int ion_pfnmap_prepare(struct vm_area_struct *vma)
+{
+	if (ion_vma_is_cow(vma))
+		return 0;
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	if (vmf_insert_pfn(vma, vma->vm_start, page_to_pfn(ZERO_PAGE(0))) !=
+	    VM_FAULT_NOPAGE)
+		return -ENOMEM;
+	zap_vma_ptes(vma, vma->vm_start, PAGE_SIZE);
+	return 0;
+}
+#else
+static inline int ion_pfnmap_prepare(struct vm_area_struct *vma)
+{
+	return 0;
+}
+#endif
+
 /* 6.18: an mm's flags are read through mm_flags_test(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0)
 #define ion_mm_flags_test(flag, mm)	test_bit(flag, &(mm)->flags)
