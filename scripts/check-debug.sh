@@ -11,7 +11,9 @@
 #                already built; CI uses this so it never waits ~20 min.
 # Environment: BUILD (build directory, default build; the debug modules go
 # to $BUILD/debug), TESTS (as for make check), ION_FUZZ_ITERATIONS (the
-# fuzzer's calls, default 600000), RIG_TIMEOUT / RIG_TEST_TIMEOUT (7200 s
+# fuzzer's calls, default 600000), ION_FUZZ_KFAULT_ITERATIONS (those of
+# fuzz_kfault, default 20000), RIG_ENV (more lines for the guest's
+# /etc/rig.conf, e.g. ION_FUZZ_SKIP_OPS=fork), RIG_TIMEOUT / RIG_TEST_TIMEOUT (7200 s
 # / 1800 s: KASAN under TCG is slow), IOMMU_TESTS and SWIOTLB_TESTS
 # (default empty: no IOMMU or swiotlb boot).
 set -euo pipefail
@@ -35,7 +37,9 @@ main() {
 	export RIG_TIMEOUT=${RIG_TIMEOUT:-7200}
 	export RIG_TEST_TIMEOUT=${RIG_TEST_TIMEOUT:-1800}
 	export RIG_ENV="RIG_DEBUG_KERNEL=1
-ION_FUZZ_ITERATIONS=$fuzz_iter"
+ION_FUZZ_ITERATIONS=$fuzz_iter${ION_FUZZ_KFAULT_ITERATIONS:+
+ION_FUZZ_KFAULT_ITERATIONS=$ION_FUZZ_KFAULT_ITERATIONS}${RIG_ENV:+
+$RIG_ENV}"
 	# No IOMMU or swiotlb boot unless asked for: one debug boot is slow
 	# enough.
 	export IOMMU_TESTS=${IOMMU_TESTS-}
