@@ -144,13 +144,34 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * ION_FUZZ_SKIP_OPS: operations (names as in the report, comma-separated)
+ * the run leaves out, to narrow a finding down.
+ */
+static int op_skipped(unsigned int i)
+{
+	static const char *skip;
+	const char *p;
+	size_t n = strlen(ops[i].name);
+
+	if (!skip)
+		skip = getenv("ION_FUZZ_SKIP_OPS") ?: "";
+	for (p = strstr(skip, ops[i].name); p; p = strstr(p + 1, ops[i].name))
+		if ((p == skip || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 static void one_op(struct thr *t)
 {
-	unsigned int r = below(t, 1000), i;
+	unsigned int r, i;
 	long long t0 = now_ns();
 
-	for (i = 0; i < NOPS - 1 && r >= ops[i].weight; i++)
-		r -= ops[i].weight;
+	do {
+		r = below(t, 1000);
+		for (i = 0; i < NOPS - 1 && r >= ops[i].weight; i++)
+			r -= ops[i].weight;
+	} while (op_skipped(i));
 	ops[i].fn(t);
 	if (!t->in_child)
 		__atomic_add_fetch(&sh->op_ns[i], now_ns() - t0,
@@ -296,6 +317,26 @@ void run_threads(int proc, int n)
 }
 
 /* Close every fd above stderr except @keep. */
+/*
+ * A buffer left behind: have the kernel's tracing record the stack of
+ * each later dma-buf release of ion's (ION_FUZZ_TRACE_RELEASE=1, a kprobe;
+ * fuzz_kfault.sh prints the trace once the fuzzer has exited).
+ */
+static void trace_late_release(void)
+{
+	const char *t = "/sys/kernel/tracing/";
+	char path[128];
+
+	if (!getenv("ION_FUZZ_TRACE_RELEASE"))
+		return;
+	snprintf(path, sizeof(path), "%skprobe_events", t);
+	ht_write_str(path, "p:ionrel ion_buffer_release", 0);
+	snprintf(path, sizeof(path), "%sevents/kprobes/ionrel/trigger", t);
+	ht_write_str(path, "stacktrace", 0);
+	snprintf(path, sizeof(path), "%sevents/kprobes/ionrel/enable", t);
+	ht_write_str(path, "1", 0);
+}
+
 static void close_all(int keep)
 {
 	int fd;
@@ -493,9 +534,10 @@ int main(int argc, char **argv)
 	       sh->edquot);
 
 	fz_client_prefix(prefix, sizeof(prefix));
-	tap_ok(fz_dfs_wait_clean(prefix, 10000),
-	       "after the run: debugfs summary, every heap and the clients"
-	       " back to zero");
+	if (!tap_ok(fz_dfs_wait_clean(prefix, 10000),
+		    "after the run: debugfs summary, every heap and the clients"
+		    " back to zero"))
+		trace_late_release();
 	/* The quota runs are the plain fuzzer's (fuzz_inject.sh: not twice). */
 	if (!fail_percent && !kfault_percent)
 		quota_runs(only_proc >= 0 ? iterations : iterations / 4);

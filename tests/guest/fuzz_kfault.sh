@@ -26,4 +26,18 @@ if [ ! -d /sys/kernel/debug/failslab ] || [ ! -d /sys/kernel/debug/fail_page_all
 fi
 export ION_FUZZ_KERNEL_FAULTS=${ION_FUZZ_KERNEL_FAULTS:-5}
 export ION_FUZZ_ITERATIONS=${ION_FUZZ_KFAULT_ITERATIONS:-20000}
-exec "$fuzz"
+# A buffer left behind: the fuzzer has the stack of each later release
+# traced (trace_late_release()); show them.
+export ION_FUZZ_TRACE_RELEASE=1
+"$fuzz"
+rc=$?
+ev=/sys/kernel/tracing/events/kprobes/ionrel
+if [ -d $ev ]; then
+	echo 0 > $ev/enable
+	echo "# releases of ion dma-bufs after the check:"
+	grep -v '^#' /sys/kernel/tracing/trace | head -n 300 | sed 's/^/#   /'
+	echo > $ev/trigger 2>/dev/null
+	echo '!stacktrace' > $ev/trigger 2>/dev/null
+	echo '-:ionrel' >> /sys/kernel/tracing/kprobe_events
+fi
+exit $rc

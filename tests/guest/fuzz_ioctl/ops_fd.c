@@ -156,7 +156,13 @@ void op_munmap(struct thr *t)
 	err = munmap(m->addr, m->len) ? errno : 0;
 	CALL_ARGS(&c, m->len);
 	check(t, &c, err, OK, NULL);
-	t->maps[i] = t->maps[--t->nmaps];
+	/*
+	 * Under the kernel's fault injection munmap may answer ENOMEM (its
+	 * maple tree nodes): the mapping stays, and so must its entry, or
+	 * nothing unmaps it and the buffer lives until the process exits.
+	 */
+	if (!err)
+		t->maps[i] = t->maps[--t->nmaps];
 }
 
 void op_mmap(struct thr *t)

@@ -53,7 +53,26 @@ static void fz_dump_file(const char *path, int max)
 	fclose(f);
 }
 
-/* Print the processes that still hold a dma-buf fd, up to 10. */
+/* Print @pid's mappings of dma-bufs, up to *@n in all. */
+static void fz_dump_maps(const char *pid, int *n)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%.16s/maps", pid);
+	f = fopen(path, "re");
+	while (f && *n < 10 && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "dmabuf"))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		tap_diag("pid %s maps: %s", pid, line);
+		(*n)++;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Print the processes that still hold a dma-buf fd or mapping, up to 10. */
 static void fz_dump_holders(void)
 {
 	char path[300], target[128];
@@ -66,6 +85,7 @@ static void fz_dump_holders(void)
 	while (pd && n < 10 && (p = readdir(pd))) {
 		if (p->d_name[0] < '1' || p->d_name[0] > '9')
 			continue;
+		fz_dump_maps(p->d_name, &n);
 		snprintf(path, sizeof(path), "/proc/%.16s/fd", p->d_name);
 		fd = opendir(path);
 		while (fd && n < 10 && (f = readdir(fd))) {
