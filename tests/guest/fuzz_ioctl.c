@@ -504,6 +504,9 @@ int main(int argc, char **argv)
 	close_all(-1);
 	tap_diag("%ld calls in %lld ms, %ld forked children, %ld violations",
 		 sh->calls, ms, sh->children, sh->violations);
+	if (sh->munmap_failed)
+		tap_diag("%ld munmaps failed (the mappings kept and unmapped later)",
+			 sh->munmap_failed);
 	if (sh->fork_failed)
 		tap_diag("%ld forks failed (last: %s)", sh->fork_failed,
 			 strerror(sh->fork_errno));

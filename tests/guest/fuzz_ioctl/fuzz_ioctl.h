@@ -67,6 +67,7 @@ struct shared {
 	long violations;
 	long children;
 	long fork_failed;	/* fork() itself failed */
+	long munmap_failed;	/* munmap() failed: the mapping kept */
 	int fork_errno;		/* the last such errno */
 	long child_crashes;
 	long setup_errors;

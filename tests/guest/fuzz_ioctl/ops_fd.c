@@ -163,6 +163,8 @@ void op_munmap(struct thr *t)
 	 */
 	if (!err)
 		t->maps[i] = t->maps[--t->nmaps];
+	else
+		__atomic_add_fetch(&sh->munmap_failed, 1, __ATOMIC_RELAXED);
 }
 
 void op_mmap(struct thr *t)
