@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -187,6 +188,19 @@ static long long reclaimed(const char *cg)
 	return reclaim_once(cg);
 }
 
+/*
+ * How far over its charges a cgroup's memory.current may read: each CPU
+ * keeps a charge stock, up to MEMCG_CHARGE_BATCH (64) pages charged in
+ * advance for a cgroup, and user space cannot drain it (a 7.3 guest read
+ * 64 KiB over after 1000 rounds, with memory.stat's kernel at 12 KiB).
+ * Doubled for a parent, whose two children may each have one.  What is
+ * charged, without the stock, is memory.stat's kernel: checked exactly.
+ */
+static long long left_max(void)
+{
+	return SLACK + 2LL * get_nprocs_conf() * 64 * it_page();
+}
+
 static void test_limit(struct it_worker *a, unsigned int sys)
 {
 	long long a0 = reclaimed(CG_A), t0 = reclaimed(CG_TOP);
@@ -218,16 +232,21 @@ static void test_limit(struct it_worker *a, unsigned int sys)
 	tap_ok(r.done == 24 && !r.err,
 	       "after the frees, 24 MiB succeeds up to the limit again");
 	it_worker_free(a, IT_WORKER_FREE_ALL);
-	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK &&
-	       reclaimed_to(CG_TOP, t0) <= t0 + SLACK,
+	tap_ok(reclaimed_to(CG_A, a0) <= a0 + left_max() &&
+	       reclaimed_to(CG_TOP, t0) <= t0 + left_max() &&
+	       cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
 	       "after memory.reclaim the cgroup and its parent are back");
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld)",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
 	r = it_worker_rounds(a, 1000, sys);
 	tap_ok(r.done == 1000 && !r.err, "1000 alloc/free rounds");
-	tap_ok(reclaimed_to(CG_A, a0) <= a0 + SLACK &&
-	       reclaimed_to(CG_TOP, t0) <= t0 + SLACK,
+	tap_ok(reclaimed_to(CG_A, a0) <= a0 + left_max() &&
+	       reclaimed_to(CG_TOP, t0) <= t0 + left_max() &&
+	       cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
 	       "and no charge is left behind, in the cgroup or its parent");
+	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld), kernel %lld (start %lld)",
+		 current_of(CG_A), a0, current_of(CG_TOP), t0,
+		 cg_num(CG_A, "memory.stat", "kernel"), k0);
 	tap_diag("memory.stat: kernel %lld, slab %lld, percpu %lld, anon %lld",
 		 cg_num(CG_A, "memory.stat", "kernel"),
 		 cg_num(CG_A, "memory.stat", "slab"),
