@@ -6,6 +6,7 @@
 #ifndef _ION_DMA_H
 #define _ION_DMA_H
 
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/scatterlist.h>
@@ -43,6 +44,12 @@ struct ion_dma_buffer {
 	unsigned long attrs;
 	size_t len;
 };
+
+/* Does @dev use DMA-direct (no IOMMU, no other dma_map_ops)? */
+static inline bool ion_dma_is_direct(struct device *dev)
+{
+	return !get_dma_ops(dev) && !use_dma_iommu(dev);
+}
 
 /* ion_dma_heap.c */
 int ion_dma_zero_fresh(struct sg_table *sgt);

@@ -53,8 +53,8 @@
  */
 bool ion_dma_can_lean(struct device *dev)
 {
-	return dev_is_dma_coherent(dev) && !get_dma_ops(dev) &&
-	       !use_dma_iommu(dev) && !cc_platform_has(CC_ATTR_MEM_ENCRYPT);
+	return dev_is_dma_coherent(dev) && ion_dma_is_direct(dev) &&
+	       !cc_platform_has(CC_ATTR_MEM_ENCRYPT);
 }
 
 /* A lean buffer's DMA address, as dma-direct computed it. */

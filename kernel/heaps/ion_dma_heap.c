@@ -345,8 +345,7 @@ static int ion_dma_map_user(struct ion_heap *heap, struct ion_buffer *buffer,
 	int ret;
 
 	/* All but an IOMMU's or other ops' mmap remap pfns (ion_compat.h). */
-	if (lean || db->page || db->chunk ||
-	    (!get_dma_ops(dev) && !use_dma_iommu(dev))) {
+	if (lean || db->page || db->chunk || ion_dma_is_direct(dev)) {
 		ret = ion_pfnmap_prepare(vma);
 		if (ret)
 			return ret;

@@ -76,15 +76,9 @@ static void child(int out, unsigned long long len, unsigned int mask,
  */
 static void report_hang(pid_t pid)
 {
-	char path[64], *text = NULL, *line, *save = NULL;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
-	if (it_read_file(path, &text) >= 0)
-		for (line = strtok_r(text, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save))
-			tap_diag("child's kernel stack: %s", line);
-	free(text);
+	it_diag_stack(pid, "child");
 	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "l", 1) != 1)

@@ -27,35 +27,10 @@
 #define HINT_STEP	(1ULL << 30)
 #define FAILSLAB_WAIT	"/sys/kernel/debug/failslab/ignore-gfp-wait"
 #define FAILPAGE_WAIT	"/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait"
+/* Fail this thread's Nth fallible kernel call; reads 0 once it has. */
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
 
 static unsigned long long next_hint = HINT_BASE;
-
-static int nth_write(int n)
-{
-	char buf[16];
-	int fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC), ok;
-
-	if (fd < 0)
-		return -1;
-	snprintf(buf, sizeof(buf), "%d", n);
-	ok = write(fd, buf, strlen(buf)) == (ssize_t)strlen(buf);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* What is left of fail-nth: 0 once the Nth call failed. */
-static int nth_left(void)
-{
-	char buf[16] = "";
-	int fd = open("/proc/thread-self/fail-nth", O_RDONLY | O_CLOEXEC);
-	ssize_t len;
-
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return len > 0 ? atoi(buf) : -1;
-}
 
 /*
  * mmap @fd with its Nth kernel allocation failed, for N = 1, 2, ... until
@@ -78,13 +53,13 @@ static void case_heap(int ion, const struct it_heap *k, unsigned int flags)
 	}
 	for (n = 1; n <= MAX_NTH && !done; n++) {
 		next_hint += HINT_STEP;
-		if (nth_write(n))
+		if (it_knob_write(FAIL_NTH, n))
 			break;
 		p = mmap((void *)(uintptr_t)next_hint, LEN,
 			 PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		err = p == MAP_FAILED ? errno : 0;
-		left = nth_left();
-		nth_write(0);
+		left = it_knob_read(FAIL_NTH);
+		it_knob_write(FAIL_NTH, 0);
 		done = left > 0;
 		if (!err) {
 			((volatile char *)p)[0] = 1;
@@ -115,7 +90,7 @@ int main(void)
 	unsigned int i;
 	int ion;
 
-	if (access(FAILSLAB_WAIT, F_OK) || nth_write(0)) {
+	if (access(FAILSLAB_WAIT, F_OK) || it_knob_write(FAIL_NTH, 0)) {
 		tap_skip("mmap with each allocation failed",
 			 "this kernel has no failslab or fail-nth (make check-debug's has)");
 		return tap_exit();

@@ -316,7 +316,6 @@ void run_threads(int proc, int n)
 	free(t);
 }
 
-/* Close every fd above stderr except @keep. */
 /*
  * A buffer left behind: have the kernel's tracing record the stack of
  * each later dma-buf release of ion's (ION_FUZZ_TRACE_RELEASE=1, a kprobe;
@@ -337,6 +336,7 @@ static void trace_late_release(void)
 	ht_write_str(path, "1", 0);
 }
 
+/* Close every fd above stderr except @keep. */
 static void close_all(int keep)
 {
 	int fd;

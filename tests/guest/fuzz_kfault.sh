@@ -36,7 +36,6 @@ if [ -d $ev ]; then
 	echo 0 > $ev/enable
 	echo "# releases of ion dma-bufs after the check:"
 	grep -v '^#' /sys/kernel/tracing/trace | head -n 300 | sed 's/^/#   /'
-	echo > $ev/trigger 2>/dev/null
 	echo '!stacktrace' > $ev/trigger 2>/dev/null
 	echo '-:ionrel' >> /sys/kernel/tracing/kprobe_events
 fi

@@ -302,18 +302,11 @@ static void hog(int out)
 static int hog_reported(int fd, pid_t pid)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char path[64], *text, *line, *save;
 
 	if (poll(&p, 1, HOG_WAIT_S * 1000) > 0)
 		return 1;
-	tap_diag("the hog has not reported after %d s; its stack:", HOG_WAIT_S);
-	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
-	if (it_read_file(path, &text) < 0)
-		return 0;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		tap_diag("  %s", line);
-	free(text);
+	tap_diag("the hog has not reported after %d s", HOG_WAIT_S);
+	it_diag_stack(pid, "the hog");
 	return 0;
 }
 

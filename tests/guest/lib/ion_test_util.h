@@ -219,6 +219,9 @@ void it_copy_line(char *dst, size_t size, const char *src);
 
 int it_read_file(const char *path, char **out);
 
+/* Each line of process @pid's kernel stack as a TAP diagnostic. */
+void it_diag_stack(pid_t pid, const char *who);
+
 /*
  * SCM_RIGHTS (it_scm.c): send @fd with the @len bytes at @data over the
  * unix socket @sock (0 or -errno); receive an fd (close-on-exec) and

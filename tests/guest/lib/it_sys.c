@@ -213,3 +213,15 @@ int it_read_file(const char *path, char **out)
 	*out = buf;
 	return (int)len;
 }
+
+void it_diag_stack(pid_t pid, const char *who)
+{
+	char path[64], *text = NULL, *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	if (it_read_file(path, &text) >= 0)
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			tap_diag("%s's kernel stack: %s", who, line);
+	free(text);
+}
