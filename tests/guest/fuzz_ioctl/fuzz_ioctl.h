@@ -157,6 +157,7 @@ struct call {
 	const char *name;
 	unsigned long cmd;
 	int fd_kind;
+	int fd;			/* the fd called, when recorded; else 0 (stdin) */
 	enum mode mode;
 	unsigned long long a[6];
 	int na;
@@ -269,6 +270,8 @@ void op_random_cmd(struct thr *t);
 /* ------------------------------------------------------------------ */
 /* dma-buf ioctls, mappings and fds (ops_fd.c)                        */
 
+/* What DMA_BUF_IOCTL_SYNC with @flags may answer on a pool fd of @kind. */
+eset_t sync_eset(int kind, int heap, unsigned long long flags);
 void op_dmabuf_sync(struct thr *t);
 void op_set_name(struct thr *t);
 void op_munmap(struct thr *t);

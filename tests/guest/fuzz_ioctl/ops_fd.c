@@ -32,10 +32,23 @@ static int fd_heap(const struct thr *t, int fd)
 }
 
 /*
- * DMA_BUF_IOCTL_SYNC.  A START on an auto-heap buffer (or one whose heap
- * the fuzzer does not know) may be its first use, which backs it and may
- * find no memory: ENOMEM (Documentation/ion.rst, the auto heap).
+ * What DMA_BUF_IOCTL_SYNC with @flags may answer on a pool fd of @kind
+ * (@heap: its heap id, -1 when not known).  A START on an auto-heap
+ * buffer (or one whose heap the fuzzer does not know) may be its first
+ * use, which backs it and may find no memory: ENOMEM (Documentation/
+ * ion.rst, the auto heap).
  */
+eset_t sync_eset(int kind, int heap, unsigned long long flags)
+{
+	if ((flags & ~DMA_BUF_SYNC_VALID_FLAGS_MASK) ||
+	    !(flags & DMA_BUF_SYNC_RW))
+		return E(EINVAL);
+	if (kind == K_BUF && !(flags & DMA_BUF_SYNC_END) &&
+	    (heap < 0 || heap == ION_HEAP_AUTO_ID))
+		return OK | E(ENOMEM);
+	return OK;
+}
+
 void op_dmabuf_sync(struct thr *t)
 {
 	struct call c = { .name = "DMA_BUF_IOCTL_SYNC", .cmd = DMA_BUF_IOCTL_SYNC };
@@ -49,25 +62,17 @@ void op_dmabuf_sync(struct thr *t)
 		0, DMA_BUF_SYNC_END, 8, 1ULL << 63,
 	};
 	struct dma_buf_sync s;
-	int fd = dmabuf_fd(t, &c.fd_kind), err, heap;
-	eset_t ok;
+	int fd = dmabuf_fd(t, &c.fd_kind), err;
 
 	if (fd < 0)
 		return;
-	heap = fd_heap(t, fd);
 	s.flags = one_in(t, 10) ? rnd(t) : fl[below(t, IT_ARRAY_SIZE(fl))];
 	c.mode = pick_mode(t);
 	CALL_ARGS(&c, s.flags);
-	if ((s.flags & ~DMA_BUF_SYNC_VALID_FLAGS_MASK) ||
-	    !(s.flags & DMA_BUF_SYNC_RW))
-		ok = E(EINVAL);
-	else if (c.fd_kind == K_BUF && !(s.flags & DMA_BUF_SYNC_END) &&
-		 (heap < 0 || heap == ION_HEAP_AUTO_ID))
-		ok = OK | E(ENOMEM);
-	else
-		ok = OK;
 	call_placed(t, &c, fd, &s, sizeof(s), &err);
-	check(t, &c, err, by_mode(c.mode, 0, ok), NULL);
+	check(t, &c, err,
+	      by_mode(c.mode, 0, sync_eset(c.fd_kind, fd_heap(t, fd), s.flags)),
+	      NULL);
 }
 
 void op_set_name(struct thr *t)
@@ -91,6 +96,7 @@ void op_set_name(struct thr *t)
 	p = place(t, name, len + 1, &c.mode);
 	ok = !mode_readable(c.mode) ? E(EFAULT) :
 	     len >= DMA_BUF_NAME_LEN ? E(EINVAL) : OK;
+	c.fd = fd;
 	log_call(t, &c);
 	err = do_ioctl(t, fd, c.cmd, p);
 	check(t, &c, err, ok, NULL);

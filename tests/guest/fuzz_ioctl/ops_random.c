@@ -20,38 +20,47 @@ struct known {
 };
 
 static const struct known ion_known[] = {
-	{ ION_IOC_NEW_ALLOC, "ION_IOC_NEW_ALLOC", OK | E(ENODEV) | E(EINVAL) |
-	  E(ENOMEM) | E(EMFILE), 16, -1 },
-	{ ION_IOC_ALLOC_LEGACY, "ION_IOC_ALLOC_LEGACY", OK | E(ENODEV) |
+	{ ION_IOC_NEW_ALLOC, "random ION_IOC_NEW_ALLOC", OK | E(ENODEV) |
+	  E(EINVAL) | E(ENOMEM) | E(EMFILE), 16, -1 },
+	{ ION_IOC_ALLOC_LEGACY, "random ION_IOC_ALLOC_LEGACY", OK | E(ENODEV) |
 	  E(EINVAL) | E(ENOMEM) | E(EMFILE), -1, 24 },
-	{ ION_IOC_FREE, "ION_IOC_FREE", OK | E(EINVAL), -1, -1 },
-	{ ION_IOC_MAP, "ION_IOC_MAP", OK | E(EINVAL) | E(EMFILE), 4, -1 },
-	{ ION_IOC_SHARE, "ION_IOC_SHARE", OK | E(EINVAL) | E(EMFILE), 4, -1 },
-	{ ION_IOC_IMPORT, "ION_IOC_IMPORT", OK | E(EBADF) | E(EINVAL), -1, 0 },
-	{ ION_IOC_CUSTOM, "ION_IOC_CUSTOM", E(ENOTTY), -1, -1 },
-	{ ION_IOC_SYNC, "ION_IOC_SYNC", OK | E(EBADF) | E(EINVAL), -1, -1 },
-	{ ION_IOC_HEAP_QUERY, "ION_IOC_HEAP_QUERY", OK | E(EINVAL), -1, -1 },
-	{ ION_IOC_ABI_VERSION, "ION_IOC_ABI_VERSION", OK, -1, -1 },
+	{ ION_IOC_FREE, "random ION_IOC_FREE", OK | E(EINVAL), -1, -1 },
+	{ ION_IOC_MAP, "random ION_IOC_MAP", OK | E(EINVAL) | E(EMFILE),
+	  4, -1 },
+	{ ION_IOC_SHARE, "random ION_IOC_SHARE", OK | E(EINVAL) | E(EMFILE),
+	  4, -1 },
+	{ ION_IOC_IMPORT, "random ION_IOC_IMPORT", OK | E(EBADF) | E(EINVAL),
+	  -1, 0 },
+	{ ION_IOC_CUSTOM, "random ION_IOC_CUSTOM", E(ENOTTY), -1, -1 },
+	{ ION_IOC_SYNC, "random ION_IOC_SYNC", OK | E(EBADF) | E(EINVAL),
+	  -1, -1 },
+	{ ION_IOC_HEAP_QUERY, "random ION_IOC_HEAP_QUERY", OK | E(EINVAL),
+	  -1, -1 },
+	{ ION_IOC_ABI_VERSION, "random ION_IOC_ABI_VERSION", OK, -1, -1 },
 	/* the 3.4 (article) ABI's pointer-sized handle, 64-bit callers */
-	{ IOC_RW_ARTICLE(1, 8), "ION_IOC_FREE (3.4, 8 bytes)",
+	{ IOC_RW_ARTICLE(1, 8), "random ION_IOC_FREE (3.4, 8 bytes)",
 	  OK | E(EINVAL), -1, -1 },
-	{ IOC_RW_ARTICLE(2, 16), "ION_IOC_MAP (3.4, 16 bytes)",
+	{ IOC_RW_ARTICLE(2, 16), "random ION_IOC_MAP (3.4, 16 bytes)",
 	  OK | E(EINVAL) | E(EMFILE), 8, -1 },
-	{ IOC_RW_ARTICLE(4, 16), "ION_IOC_SHARE (3.4, 16 bytes)",
+	{ IOC_RW_ARTICLE(4, 16), "random ION_IOC_SHARE (3.4, 16 bytes)",
 	  OK | E(EINVAL) | E(EMFILE), 8, -1 },
-	{ IOC_RW_ARTICLE(5, 16), "ION_IOC_IMPORT (3.4, 16 bytes)",
+	{ IOC_RW_ARTICLE(5, 16), "random ION_IOC_IMPORT (3.4, 16 bytes)",
 	  OK | E(EBADF) | E(EINVAL), -1, 0 },
 };
 
 static const struct known buf_known[] = {
-	{ DMA_BUF_IOCTL_SYNC, "DMA_BUF_IOCTL_SYNC", OK | E(EINVAL), -1, -1 },
-	{ DMA_BUF_SET_NAME_A, "DMA_BUF_SET_NAME_A", OK | E(EINVAL) | E(EFAULT) |
-	  E(ENOMEM), -1, -1 },
-	{ DMA_BUF_SET_NAME_B, "DMA_BUF_SET_NAME_B", OK | E(EINVAL) | E(EFAULT) |
-	  E(ENOMEM), -1, -1 },
-	{ DMA_BUF_IOCTL_EXPORT_SYNC_FILE, "DMA_BUF_IOCTL_EXPORT_SYNC_FILE",
+	/* its handler: sync_eset() of the flags */
+	{ DMA_BUF_IOCTL_SYNC, "random DMA_BUF_IOCTL_SYNC", OK | E(EINVAL),
+	  -1, -1 },
+	{ DMA_BUF_SET_NAME_A, "random DMA_BUF_SET_NAME_A", OK | E(EINVAL) |
+	  E(EFAULT) | E(ENOMEM), -1, -1 },
+	{ DMA_BUF_SET_NAME_B, "random DMA_BUF_SET_NAME_B", OK | E(EINVAL) |
+	  E(EFAULT) | E(ENOMEM), -1, -1 },
+	{ DMA_BUF_IOCTL_EXPORT_SYNC_FILE,
+	  "random DMA_BUF_IOCTL_EXPORT_SYNC_FILE",
 	  OK | E(EINVAL) | E(ENOMEM) | E(EMFILE), 4, -1 },
-	{ DMA_BUF_IOCTL_IMPORT_SYNC_FILE, "DMA_BUF_IOCTL_IMPORT_SYNC_FILE",
+	{ DMA_BUF_IOCTL_IMPORT_SYNC_FILE,
+	  "random DMA_BUF_IOCTL_IMPORT_SYNC_FILE",
 	  OK | E(EINVAL) | E(EBADF) | E(ENOMEM), -1, -1 },
 };
 
@@ -83,7 +92,8 @@ void op_random_cmd(struct thr *t)
 	struct call c = { .name = "random command", .fd_kind = -1 };
 	unsigned char data[64];
 	const struct known *k = NULL, *tab;
-	int target = below(t, 10), fd, i, err, magic, ntab;
+	int target = below(t, 10), fd, i, err, magic, ntab, heap = -1;
+	unsigned long long word0;
 	unsigned int size;
 	unsigned char *p;
 	eset_t ok, handler;
@@ -101,6 +111,7 @@ void op_random_cmd(struct thr *t)
 	} else {
 		i = fd_pick(t, K_BUF);
 		fd = i >= 0 ? t->fds[i].fd : -1;
+		heap = i >= 0 ? t->fds[i].heap : -1;
 		c.fd_kind = K_BUF;
 		tab = buf_known;
 		ntab = IT_ARRAY_SIZE(buf_known);
@@ -120,7 +131,8 @@ void op_random_cmd(struct thr *t)
 	c.mode = pick_mode(t);
 	if (size > sizeof(data) && c.mode != M_OK)
 		c.mode = M_NULL;
-	CALL_ARGS(&c, size);
+	memcpy(&word0, data, sizeof(word0));
+	CALL_ARGS(&c, size, word0);
 	if (c.fd_kind == K_NODE) {
 		/* mainline semantics: only _IOC_NR selects; 0 is ALLOC */
 		if (_IOC_NR(c.cmd) == 0)
@@ -133,6 +145,8 @@ void op_random_cmd(struct thr *t)
 		handler = k->handler;
 		if (c.cmd == ION_IOC_NEW_ALLOC || c.cmd == ION_IOC_ALLOC_LEGACY)
 			handler |= quota_eset();
+		if (c.cmd == DMA_BUF_IOCTL_SYNC)	/* the flags: word0 */
+			handler = sync_eset(K_BUF, heap, word0);
 		/* random bytes: pointers inside (HEAP_QUERY) may be bad */
 		ok = by_mode(c.mode, _IOC_DIR(c.cmd) & _IOC_READ,
 			     handler | E(EFAULT));
@@ -158,6 +172,7 @@ void op_random_cmd(struct thr *t)
 			p = pa(t);
 		}
 	}
+	c.fd = fd;
 	log_call(t, &c);
 	err = do_ioctl(t, fd, c.cmd, p);
 	check(t, &c, err, ok, NULL);

@@ -29,6 +29,25 @@ static const char *const kind_names[] = {
 	"foreign dma-buf fd", "pipe fd",
 };
 
+/*
+ * What @fd is now, after the call: a pool that lost track of its fds
+ * (another thread closed one and the number was reused) shows as a call
+ * on a file of another kind than the one the record names.
+ */
+static void describe_fd(char *buf, size_t size, int fd)
+{
+	char path[32], target[96];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		snprintf(target, sizeof(target), "%s", strerror(errno));
+	else
+		target[len] = 0;
+	snprintf(buf, size, " (fd %d is now %s)", fd, target);
+}
+
 static void describe(char *buf, size_t size, const struct thr *t,
 		     const struct call *c, int err, const char *why)
 {
@@ -44,9 +63,11 @@ static void describe(char *buf, size_t size, const struct thr *t,
 	for (i = 0; i < c->na && n > 0 && (size_t)n < size; i++)
 		n += snprintf(buf + n, size - n, " %#llx", c->a[i]);
 	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - n, " -> %s%s%s",
-			 err ? strerror(err) : "success", why ? ": " : "",
-			 why ? why : "");
+		n += snprintf(buf + n, size - n, " -> %s%s%s",
+			      err ? strerror(err) : "success", why ? ": " : "",
+			      why ? why : "");
+	if (c->fd > 2 && n > 0 && (size_t)n < size)
+		describe_fd(buf + n, size - n, c->fd);
 }
 
 void violation(struct thr *t, const struct call *c, int err,
@@ -162,6 +183,7 @@ void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
 {
 	void *p = place(t, arg, size, &c->mode);
 
+	c->fd = fd;
 	log_call(t, c);
 	*err = do_ioctl(t, fd, c->cmd, p);
 	return p;
