@@ -190,7 +190,11 @@ void log_call(const struct thr *t, const struct call *c);
 void report_violations(const char *what);
 /* Zero the counters and records of the shared memory for another run. */
 void shared_reset(void);
-int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg);
+/*
+ * Record @fd in @c, log the call and make it: c->cmd on @fd, counted.
+ * Returns its errno, 0 for success.
+ */
+int call_ioctl(struct thr *t, struct call *c, int fd, void *arg);
 void count_call(struct thr *t);
 
 /* Record a call's arguments (at most 6) for its log and its violations. */

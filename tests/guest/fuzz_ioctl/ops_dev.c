@@ -137,8 +137,7 @@ static int new_auto(struct thr *t)
 	if (ion < 0)
 		return -1;
 	CALL_ARGS(&c, a.len, a.heap_id_mask, a.flags);
-	log_call(t, &c);
-	err = do_ioctl(t, ion, c.cmd, &a);
+	err = call_ioctl(t, &c, ion, &a);
 	if (!check(t, &c, err, OK | E(ENOMEM) | E(EMFILE) | quota_eset(),
 		   NULL) || err)
 		return -1;
@@ -170,8 +169,7 @@ static void dev_release_at(struct thr *t, int k)
 	int err;
 
 	CALL_ARGS(&c, s.slot);
-	log_call(t, &c);
-	err = do_ioctl(t, t->tfd, c.cmd, &s);
+	err = call_ioctl(t, &c, t->tfd, &s);
 	check(t, &c, err, OK, NULL);
 	dev_count(DC_RELEASE);
 	t->dslots[k] = t->dslots[--t->ndslots];
@@ -242,8 +240,7 @@ void op_dev_import(struct thr *t)
 			   one_in(t, 2) ? ION_TEST_MODE_CLIENT :
 			   ION_TEST_MODE_DMABUF;
 	CALL_ARGS(&c, imp.mode, t->fds[i].size, is_auto);
-	log_call(t, &c);
-	err = do_ioctl(t, tfd, c.cmd, &imp);
+	err = call_ioctl(t, &c, tfd, &imp);
 	/*
 	 * A kernel client's sg table is a first use: its errors; the probe
 	 * device attaching late to a mapped auto buffer it cannot use: ERANGE.
@@ -301,8 +298,7 @@ void op_dev_release(struct thr *t)
 		if (t->dslots[k].slot == s.slot)
 			s.reserved = 1 + below(t, 100);
 	CALL_ARGS(&c, s.slot, s.reserved);
-	log_call(t, &c);
-	err = do_ioctl(t, t->tfd, c.cmd, &s);
+	err = call_ioctl(t, &c, t->tfd, &s);
 	check(t, &c, err, E(EINVAL), NULL);
 }
 

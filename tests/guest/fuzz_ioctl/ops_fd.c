@@ -96,9 +96,7 @@ void op_set_name(struct thr *t)
 	p = place(t, name, len + 1, &c.mode);
 	ok = !mode_readable(c.mode) ? E(EFAULT) :
 	     len >= DMA_BUF_NAME_LEN ? E(EINVAL) : OK;
-	c.fd = fd;
-	log_call(t, &c);
-	err = do_ioctl(t, fd, c.cmd, p);
+	err = call_ioctl(t, &c, fd, p);
 	check(t, &c, err, ok, NULL);
 }
 

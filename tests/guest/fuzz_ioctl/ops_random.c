@@ -172,9 +172,7 @@ void op_random_cmd(struct thr *t)
 			p = pa(t);
 		}
 	}
-	c.fd = fd;
-	log_call(t, &c);
-	err = do_ioctl(t, fd, c.cmd, p);
+	err = call_ioctl(t, &c, fd, p);
 	check(t, &c, err, ok, NULL);
 	if (err || c.mode != M_OK)
 		return;

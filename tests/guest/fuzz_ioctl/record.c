@@ -166,13 +166,14 @@ void log_call(const struct thr *t, const struct call *c)
 /* ------------------------------------------------------------------ */
 /* System calls, counted                                               */
 
-int do_ioctl(struct thr *t, int fd, unsigned long cmd, void *arg)
+int call_ioctl(struct thr *t, struct call *c, int fd, void *arg)
 {
 	int ret;
 
-	t->calls++;
-	__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
-	ret = ioctl(fd, cmd, arg);
+	c->fd = fd;
+	log_call(t, c);
+	count_call(t);
+	ret = ioctl(fd, c->cmd, arg);
 	if (ret < 0 && errno == EDQUOT)
 		__atomic_add_fetch(&sh->edquot, 1, __ATOMIC_RELAXED);
 	return ret < 0 ? errno : 0;
@@ -183,9 +184,7 @@ void *call_placed(struct thr *t, struct call *c, int fd, const void *arg,
 {
 	void *p = place(t, arg, size, &c->mode);
 
-	c->fd = fd;
-	log_call(t, c);
-	*err = do_ioctl(t, fd, c->cmd, p);
+	*err = call_ioctl(t, c, fd, p);
 	return p;
 }
 
