@@ -213,6 +213,7 @@ err_unregister_probe:
 static void __exit ion_test_exit(void)
 {
 	misc_deregister(&ion_test_miscdev);
+	ion_test_zero_exit();
 	ion_test_edu_unregister();
 	platform_device_unregister(ion_test_probe_dev);
 }

@@ -110,6 +110,9 @@ int ion_test_edu_iommu_group(void);
 unsigned int ion_test_edu_dma_bits(void);
 int ion_test_edu_xfer(dma_addr_t ram, u32 dev_off, u32 len, bool to_ram);
 
+/* ion_test_zero.c: page clears of a process (the zero_watch parameter) */
+void ion_test_zero_exit(void);
+
 /*
  * ion_test_x86.c, ion_test_arm64.c: page-table attributes, and
  * ion_test_attr.c on top of them (else stubs)
