@@ -60,6 +60,13 @@ static int ion_dmabuf_mmap_pages(struct ion_core_buffer *buffer,
  * A deferred buffer mapped before its first use: backed at the first
  * fault (as the first use, through map_dma), then each page inserted as
  * it is touched.  The VMA's file is the dma-buf's, which keeps the buffer.
+ *
+ * A backing that cannot be had is SIGBUS, whatever the -errno, not
+ * VM_FAULT_OOM: the heap allocates without waking the OOM killer (nor
+ * its cgroup's), so no one would free memory for a retry, and the
+ * page-fault handler retries a VM_FAULT_OOM for ever ("Huh VM_FAULT_OOM
+ * leaked out"): a task touching a buffer its memory cgroup cannot afford
+ * spun at full speed until killed.
  */
 static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
 {
@@ -71,7 +78,7 @@ static vm_fault_t ion_dmabuf_fault(struct vm_fault *vmf)
 
 	sgt = ion_buffer_sg_table(buffer);
 	if (IS_ERR(sgt))
-		return vmf_error(PTR_ERR(sgt));
+		return VM_FAULT_SIGBUS;
 	for_each_sgtable_sg(sgt, sg, i) {
 		n = sg->length >> PAGE_SHIFT;
 		if (pgoff < n)

@@ -363,6 +363,8 @@ static void on_crash(int sig, siginfo_t *si, void *uc_)
 	char buf[160];
 	int n;
 
+	touch_recover(sig);
+
 	n = snprintf(buf, sizeof(buf),
 		     "# fuzzer pid %d: signal %d at address %p, pc %#llx\n",
 		     getpid(), sig, si->si_addr,
@@ -504,6 +506,9 @@ int main(int argc, char **argv)
 	close_all(-1);
 	tap_diag("%ld calls in %lld ms, %ld forked children, %ld violations",
 		 sh->calls, ms, sh->children, sh->violations);
+	if (sh->touch_sigbus)
+		tap_diag("%ld touches of an auto buffer's mapping got SIGBUS (its first use found no memory)",
+			 sh->touch_sigbus);
 	if (sh->munmap_failed)
 		tap_diag("%ld munmaps failed (the mappings kept and unmapped later)",
 			 sh->munmap_failed);

@@ -13,7 +13,10 @@
  * - charging (memcg_charge on): a buffer allocated by this process (root
  *   cgroup) and first used by a child in another cgroup is charged to the
  *   child's cgroup (memory.current grows by its size), not before that
- *   first use; with memcg_charge=N it is not charged.
+ *   first use; with memcg_charge=N it is not charged;
+ * - a first use through a mapping that the child's cgroup cannot afford
+ *   (memory.max below the buffer) ends in SIGBUS at once, with no OOM in
+ *   the cgroup: the fault neither retries for ever nor kills anyone.
  */
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -190,13 +193,7 @@ static void drop_caches_case(int ion)
 
 static long long cg_current(void)
 {
-	char *text = NULL;
-	long long v = -1;
-
-	if (it_read_file(CG "/memory.current", &text) > 0)
-		v = atoll(text);
-	free(text);
-	return v;
+	return it_cg_num(CG, "memory.current", NULL);
 }
 
 /*
@@ -253,6 +250,66 @@ static int charge_round(int ion, int on)
 	return pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
+static void on_sigbus(int sig)
+{
+	_exit(0);
+}
+
+/*
+ * In a child: join CG (memory.max below @len), touch @buf's first page
+ * through a mapping.  Exits 0 on SIGBUS; SIGALRM kills it if the fault
+ * keeps retrying.
+ */
+static void over_max_child(int buf, size_t len)
+{
+	volatile unsigned char *p;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (ht_write_str(CG "/cgroup.procs", pid, 0))
+		_exit(2);
+	p = ht_map(buf, len);
+	if (!p)
+		_exit(3);
+	signal(SIGBUS, on_sigbus);
+	alarm(20);
+	p[0] = 1;
+	_exit(4);	/* backed beyond memory.max */
+}
+
+/* A first use over memory.max: SIGBUS, no OOM. */
+static void over_max_case(int ion)
+{
+	long long oom0, oom1;
+	int buf, status = -1;
+	pid_t pid;
+
+	oom0 = it_cg_num(CG, "memory.events", "oom");
+	buf = ht_alloc(ion, CG_LEN, 0, ION_HEAP_AUTO_ID, ION_FLAG_CACHED);
+	if (buf < 0 || ht_write_str(CG "/memory.max", "2M\n", 0)) {
+		tap_diag("allocate, or set memory.max: %s",
+			 strerror(buf < 0 ? -buf : errno));
+		tap_ok(0, "a first use over memory.max is SIGBUS");
+		if (buf >= 0)
+			close(buf);
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		over_max_child(buf, CG_LEN);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	close(buf);
+	ht_write_str(CG "/memory.max", "max\n", 0);
+	oom1 = it_cg_num(CG, "memory.events", "oom");
+	tap_diag("child: exit %d, signal %d; memory.events oom %lld -> %lld",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		 WIFSIGNALED(status) ? WTERMSIG(status) : 0, oom0, oom1);
+	tap_ok(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
+	       oom1 == oom0,
+	       "a first use over memory.max is SIGBUS at once, with no OOM");
+}
+
 static void charge_case(int ion)
 {
 	struct stat st;
@@ -277,6 +334,7 @@ static void charge_case(int ion)
 	       "memcg_charge=N: the first use charges nothing");
 	if (ht_write_str(CG_PARAM, "Y\n", 0))
 		tap_diag("could not turn memcg_charge back on");
+	over_max_case(ion);
 	wait_deferred();
 	if (rmdir(CG))
 		tap_diag("rmdir %s: %s", CG, strerror(errno));

@@ -48,30 +48,9 @@ static int write_file(const char *path, const char *val)
 	return ok ? 0 : -errno;
 }
 
-static long long cg_num(const char *cg, const char *file, const char *key)
-{
-	char path[160], *text, *p;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	if (it_read_file(path, &text) < 0)
-		return -1;
-	if (!key) {
-		v = atoll(text);
-	} else {
-		size_t n = strlen(key);
-
-		for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-			if (!strncmp(p, key, n) && p[n] == ' ')
-				v = atoll(p + n + 1);
-	}
-	free(text);
-	return v;
-}
-
 static long long current_of(const char *cg)
 {
-	return cg_num(cg, "memory.current", NULL);
+	return it_cg_num(cg, "memory.current", NULL);
 }
 
 /* Worker setup: join the cgroup at the path @arg. */
@@ -205,7 +184,7 @@ static long long left_max(void)
 static void test_limit(struct it_worker *a, unsigned int sys)
 {
 	long long a0 = reclaimed(CG_A), t0 = reclaimed(CG_TOP);
-	long long k0 = cg_num(CG_A, "memory.stat", "kernel");
+	long long k0 = it_cg_num(CG_A, "memory.stat", "kernel");
 	struct it_reply r;
 	int fd;
 
@@ -213,15 +192,15 @@ static void test_limit(struct it_worker *a, unsigned int sys)
 	tap_ok(r.done == 16 && !r.err, "memory.max 32M: 16 MiB of buffers");
 	tap_ok(current_of(CG_A) - a0 >= 16 * MIB,
 	       "memory.current rose by at least 16 MiB");
-	tap_ok(cg_num(CG_A, "memory.stat", "kernel") - k0 >= 16 * MIB,
+	tap_ok(it_cg_num(CG_A, "memory.stat", "kernel") - k0 >= 16 * MIB,
 	       "memory.stat shows it as kernel memory");
 	tap_diag("memory.current %lld -> %lld", a0, current_of(CG_A));
 	r = it_worker_alloc(a, 32, MIB, sys, 0);
 	tap_ok(r.done < 32 && r.err == ENOMEM,
 	       "32 MiB more fails with ENOMEM");
 	tap_diag("%d MiB more succeeded, then %s", r.done, strerror(r.err));
-	tap_ok(cg_num(CG_A, "memory.events", "oom") == 0 &&
-	       cg_num(CG_A, "memory.events", "oom_kill") == 0 &&
+	tap_ok(it_cg_num(CG_A, "memory.events", "oom") == 0 &&
+	       it_cg_num(CG_A, "memory.events", "oom_kill") == 0 &&
 	       !kill(a->pid, 0),
 	       "no OOM in the cgroup, its task alive");
 	fd = it_alloc_fd(it_open(), 64 * MIB, sys, 0);
@@ -235,7 +214,7 @@ static void test_limit(struct it_worker *a, unsigned int sys)
 	it_worker_free(a, IT_WORKER_FREE_ALL);
 	tap_ok(reclaimed_to(CG_A, a0) <= a0 + left_max() &&
 	       reclaimed_to(CG_TOP, t0) <= t0 + left_max() &&
-	       cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
+	       it_cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
 	       "after memory.reclaim the cgroup and its parent are back");
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld)",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
@@ -243,15 +222,15 @@ static void test_limit(struct it_worker *a, unsigned int sys)
 	tap_ok(r.done == 1000 && !r.err, "1000 alloc/free rounds");
 	tap_ok(reclaimed_to(CG_A, a0) <= a0 + left_max() &&
 	       reclaimed_to(CG_TOP, t0) <= t0 + left_max() &&
-	       cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
+	       it_cg_num(CG_A, "memory.stat", "kernel") <= k0 + SLACK,
 	       "and no charge is left behind, in the cgroup or its parent");
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld), kernel at the start %lld",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0, k0);
 	tap_diag("memory.stat: kernel %lld, slab %lld, percpu %lld, anon %lld",
-		 cg_num(CG_A, "memory.stat", "kernel"),
-		 cg_num(CG_A, "memory.stat", "slab"),
-		 cg_num(CG_A, "memory.stat", "percpu"),
-		 cg_num(CG_A, "memory.stat", "anon"));
+		 it_cg_num(CG_A, "memory.stat", "kernel"),
+		 it_cg_num(CG_A, "memory.stat", "slab"),
+		 it_cg_num(CG_A, "memory.stat", "percpu"),
+		 it_cg_num(CG_A, "memory.stat", "anon"));
 	tap_diag("memory.current %lld (start %lld), parent %lld (start %lld)",
 		 current_of(CG_A), a0, current_of(CG_TOP), t0);
 }

@@ -68,6 +68,7 @@ struct shared {
 	long children;
 	long fork_failed;	/* fork() itself failed */
 	long munmap_failed;	/* munmap() failed: the mapping kept */
+	long touch_sigbus;	/* touches whose first use found no memory */
 	int fork_errno;		/* the last such errno */
 	long child_crashes;
 	long setup_errors;
@@ -122,6 +123,7 @@ struct fmap {
 	unsigned char *addr;
 	size_t len;
 	int prot;
+	int deferred;	/* an auto-heap buffer's (or of a heap not known) */
 };
 
 enum mode {
@@ -281,6 +283,12 @@ void op_set_name(struct thr *t);
 void op_munmap(struct thr *t);
 void op_mmap(struct thr *t);
 void op_touch(struct thr *t);
+/*
+ * From the SIGBUS handler: if this thread was touching a mapping whose
+ * first use may fail, go back to that touch (it counts the signal);
+ * otherwise return.
+ */
+void touch_recover(int sig);
 void op_close(struct thr *t);
 void op_dup(struct thr *t);
 void op_open(struct thr *t);

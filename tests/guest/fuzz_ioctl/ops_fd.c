@@ -3,6 +3,8 @@
  * fuzz_ioctl: DMA_BUF_IOCTL_SYNC, DMA_BUF_SET_NAME, mmap and munmap,
  * touching the mappings, close, dup and open.
  */
+#include <setjmp.h>
+
 #include "fuzz_ioctl.h"
 
 /* ------------------------------------------------------------------ */
@@ -103,22 +105,49 @@ void op_set_name(struct thr *t)
 /* ------------------------------------------------------------------ */
 /* mmap, munmap, touching, close, dup, open                            */
 
-static void map_add(struct thr *t, void *addr, size_t len, int prot)
+static void map_add(struct thr *t, void *addr, size_t len, int prot,
+		    int deferred)
 {
 	t->maps[t->nmaps].addr = addr;
 	t->maps[t->nmaps].len = len;
 	t->maps[t->nmaps].prot = prot;
+	t->maps[t->nmaps].deferred = deferred;
 	t->nmaps++;
 }
 
+/* Where touch_recover() goes back to, while touch() is in a touch. */
+static __thread sigjmp_buf touch_env;
+static __thread volatile sig_atomic_t touching;
+
+void touch_recover(int sig)
+{
+	if (sig == SIGBUS && touching) {
+		touching = 0;
+		siglongjmp(touch_env, 1);
+	}
+}
+
+/*
+ * Read and write a byte of @m at @off.  A mapping of an auto buffer
+ * before its first use is backed at this fault, and one that finds no
+ * memory (injected, or the fuzzers' own use of it) is SIGBUS
+ * (Documentation/ion.rst, the auto heap): counted, not a crash.  Any
+ * other SIGBUS or SIGSEGV is the crash handler's.
+ */
 static void touch(struct fmap *m, size_t off)
 {
 	volatile unsigned char *b = m->addr + off;
 
+	if (m->deferred && sigsetjmp(touch_env, 1)) {
+		__atomic_add_fetch(&sh->touch_sigbus, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	touching = m->deferred;
 	if (m->prot & PROT_READ)
 		(void)*b;
 	if (m->prot & PROT_WRITE)
 		*b = (unsigned char)off;
+	touching = 0;
 }
 
 /* Does the carveout heap refuse to split mappings (a memmap= region)? */
@@ -276,7 +305,8 @@ void op_mmap(struct thr *t)
 	}
 	if (err)
 		return;
-	map_add(t, addr, page_align(len), prot);
+	map_add(t, addr, page_align(len), prot, kind == K_BUF &&
+		(t->fds[i].heap < 0 || t->fds[i].heap == ION_HEAP_AUTO_ID));
 	touch(&t->maps[t->nmaps - 1], 0);
 	touch(&t->maps[t->nmaps - 1], page_align(len) - 1);
 }

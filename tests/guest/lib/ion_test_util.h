@@ -187,6 +187,13 @@ int it_fdinfo(int fd, const char *key, char *val, size_t size);
 /* A counter from /proc/vmstat, or -1. */
 long long it_vmstat(const char *key);
 
+/*
+ * The number in cgroup @cg's @file (a path): its first one when @key is
+ * NULL (memory.current), else the value of line "@key N" (memory.events,
+ * memory.stat); -1 when unreadable or absent.
+ */
+long long it_cg_num(const char *cg, const char *file, const char *key);
+
 /* ------------------------------------------------------------------ */
 /* debugfs (Documentation/debugfs.rst)                                 */
 

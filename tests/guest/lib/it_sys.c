@@ -225,3 +225,24 @@ void it_diag_stack(pid_t pid, const char *who)
 			tap_diag("%s's kernel stack: %s", who, line);
 	free(text);
 }
+
+long long it_cg_num(const char *cg, const char *file, const char *key)
+{
+	char path[160], *text, *p;
+	long long v = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (it_read_file(path, &text) < 0)
+		return -1;
+	if (!key) {
+		v = atoll(text);
+	} else {
+		size_t n = strlen(key);
+
+		for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (!strncmp(p, key, n) && p[n] == ' ')
+				v = atoll(p + n + 1);
+	}
+	free(text);
+	return v;
+}
