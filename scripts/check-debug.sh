@@ -14,8 +14,8 @@
 # fuzzer's calls, default 600000), ION_FUZZ_KFAULT_ITERATIONS (those of
 # fuzz_kfault, default 20000), RIG_ENV (more lines for the guest's
 # /etc/rig.conf, e.g. ION_FUZZ_SKIP_OPS=fork), RIG_TIMEOUT / RIG_TEST_TIMEOUT (7200 s
-# / 1800 s: KASAN under TCG is slow), IOMMU_TESTS and SWIOTLB_TESTS
-# (default empty: no IOMMU or swiotlb boot).
+# / 1800 s: KASAN under TCG is slow), IOMMU_TESTS, SWIOTLB_TESTS and
+# HIGHMEM_TESTS (default empty: no IOMMU, swiotlb or large-memory boot).
 set -euo pipefail
 
 # The whole script is one function, read before any of it runs: editing
@@ -40,10 +40,11 @@ main() {
 ION_FUZZ_ITERATIONS=$fuzz_iter${ION_FUZZ_KFAULT_ITERATIONS:+
 ION_FUZZ_KFAULT_ITERATIONS=$ION_FUZZ_KFAULT_ITERATIONS}${RIG_ENV:+
 $RIG_ENV}"
-	# No IOMMU or swiotlb boot unless asked for: one debug boot is slow
-	# enough.
+	# No IOMMU, swiotlb or large-memory boot unless asked for: one debug
+	# boot is slow enough.
 	export IOMMU_TESTS=${IOMMU_TESTS-}
 	export SWIOTLB_TESTS=${SWIOTLB_TESTS-}
+	export HIGHMEM_TESTS=${HIGHMEM_TESTS-}
 	start=$(date +%s)
 	rc=0
 	"$top/scripts/guest-run.sh" check || rc=$?

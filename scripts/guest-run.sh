@@ -17,6 +17,10 @@
 #   SWIOTLB_TESTS  pattern of tests that 'check' runs once more in a guest
 #                  booted with swiotlb=force, edu given a 32-bit DMA mask
 #                  (default: tests named *edu*); empty: no such boot
+#   HIGHMEM_TESTS  pattern of tests that 'check' runs once more in a guest
+#                  with RIG_HIGH_MEM (default 6G) of memory, so that much of
+#                  it lies above 4 GiB (default on x86: the uncached DMA
+#                  tests, heap_uncached_contig_dma); empty: no such boot
 #   RIG_IOMMU=1    boot the (first) guest with the IOMMU as well
 #   RIG_EDU=0      leave out QEMU's edu PCI device (present by default)
 #   RIG_TIMEOUT    hard limit for one guest boot, seconds (default 900)
@@ -66,6 +70,9 @@ timeout_s=${RIG_TIMEOUT:-900}
 mem=${RIG_MEM:-2G}
 iommu_tests=${IOMMU_TESTS-'dma|edu'}
 swiotlb_tests=${SWIOTLB_TESTS-edu}
+highmem_def=uncached_contig_dma
+[ "$ARCH" != arm64 ] || highmem_def=	# no linear-map conversions there
+highmem_tests=${HIGHMEM_TESTS-$highmem_def}
 
 append_base="console=ttyS0,115200 reserve_mem=64M:2M:ion_carveout panic=-1 loglevel=7"
 # RIG_APPEND: more kernel parameters (check-debug: a bigger log buffer)
@@ -83,15 +90,17 @@ if [ "${KSERIES:-}" = 6.1 ] && [ "$ARCH" != arm64 ]; then
 fi
 [ "$ARCH" != arm64 ] || append_base=${append_base/ttyS0,115200/ttyAMA0}
 
-# boot <mode> <iommu 0|1|swiotlb> <tag>: one guest; logs in
+# boot <mode> <iommu 0|1|swiotlb|highmem> <tag>: one guest; logs in
 # $BUILD/guest-<tag>.*.  swiotlb: no IOMMU, every streaming DMA mapping
 # bounced (swiotlb=force), edu with a mask that reaches all of RAM.
+# highmem: no IOMMU, RIG_HIGH_MEM of memory.
 boot() {
-	local gmode=$1 iommu=$2 tag=$3 initrd append args=()
+	local gmode=$1 iommu=$2 tag=$3 initrd append args=() m=$mem
 	initrd=$BUILD/guest/initramfs-$tag.cpio.gz
 	"$top/scripts/mkinitramfs.sh" "$gmode" "$initrd"
 	append=$append_base
-	args=(-accel tcg -cpu "$cpu" -M "$machine" -m "$mem" -smp "${RIG_SMP:-2}" -no-reboot
+	[ "$iommu" != highmem ] || m=${RIG_HIGH_MEM:-6G}
+	args=(-accel tcg -cpu "$cpu" -M "$machine" -m "$m" -smp "${RIG_SMP:-2}" -no-reboot
 	      -display none -vga none -nodefaults
 	      -kernel "$kernel" -initrd "$initrd")
 	if [ "$iommu" = 1 ] && [ "$ARCH" = arm64 ]; then
@@ -187,7 +196,7 @@ report() {
 	} >> "$BUILD/guest.log"
 }
 
-# again <pattern> <iommu 1|swiotlb> <tag>: after the main boot of 'check',
+# again <pattern> <iommu 1|swiotlb|highmem> <tag>: after the main boot of 'check',
 # one more guest for the tests matching <pattern> (and TESTS), if any;
 # their results are reported as <tag>/<test>.
 again() {
@@ -209,6 +218,7 @@ check() {
 	if [ "$gmode" = check ]; then
 		again "$iommu_tests" 1 iommu
 		again "$swiotlb_tests" swiotlb swiotlb
+		again "$highmem_tests" highmem highmem
 	fi
 	echo "1..$((next - 1))"
 	[ "$skipped" = 0 ] || echo "# $skipped of the passed tests were skipped (reasons above)"

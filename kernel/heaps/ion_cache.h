@@ -77,7 +77,7 @@ static inline unsigned long ion_cache_uncached_span(unsigned long npages)
 
 #if IS_ENABLED(CONFIG_X86)
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
-				      bool charged);
+				      bool charged, u64 limit);
 bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order);
 void ion_cache_blocks_exit(void);
 void ion_cache_blocks_debug_show(struct seq_file *s);
@@ -94,7 +94,8 @@ void ion_cache_region_put(struct ion_wc_region *r, phys_addr_t addr,
 void ion_cache_region_debug_show(struct ion_wc_region *r, struct seq_file *s);
 #else
 static inline struct page *ion_cache_uncached_chunk(unsigned int order,
-						    int nid, bool charged)
+						    int nid, bool charged,
+						    u64 limit)
 {
 	return NULL;
 }

@@ -20,32 +20,29 @@
  *
  * What this relies on, read in 6.12's arch/x86/mm/pat/set_memory.c:
  * set_memory_wc() and set_memory_wb() on one virtually contiguous range
- * (not the set_pages_array_*() calls: their CPA_PAGES_ARRAY requests work
- * page by page, cpa->numpages = 1, which always splits a large page) go
- * through __change_page_attr() -> should_split_large_page(), which keeps
- * the 2 MiB mapping and only rewrites its PMD's cache bits when the range
- * starts at the large page's start and covers all of it
- * ("address != lpaddr || cpa->numpages != numpages" splits) and no static
- * protection conflicts (none applies to ordinary buddy RAM).  RAM's PAT
- * memtype is kept in the page flags (reserve_ram_pages_type()): one
- * memtype_reserve() of the block covers its pages, with no tree entry.  Each call also
- * pays vm_unmap_aliases(), a TLB flush on every CPU and a clflush of every
- * line of the range (twice for WC: via UC- first): shared here by every
- * chunk of the block.  Where the linear map of a block is already 4 KiB
- * pages (split earlier by someone else), nothing worse happens; where it
- * is a 1 GiB page, that page is split into 2 MiB ones, never into 4 KiB.
- * The heap's debugfs file shows whether the code keeps its word:
- * direct_map_splits counts every conversion that found a large page and
- * left 4 KiB ones (blocks and the chunks of the fallback below alike).
+ * (not set_pages_array_*(): CPA_PAGES_ARRAY works page by page and always
+ * splits) reach should_split_large_page(), which keeps the 2 MiB mapping
+ * and only rewrites its PMD's cache bits when the range starts at the
+ * large page's start and covers all of it, and no static protection
+ * conflicts (none applies to buddy RAM).  RAM's PAT memtype is in the page
+ * flags (reserve_ram_pages_type()): no tree entry.  Each call also pays
+ * vm_unmap_aliases(), a TLB flush on every CPU and a clflush of every line
+ * (twice for WC, via UC-): shared by every chunk of the block.  A linear
+ * map already split stays as it is; a 1 GiB page is split into 2 MiB
+ * ones, never 4 KiB.  debugfs direct_map_splits counts every conversion
+ * that found a large page and left 4 KiB ones (blocks and fallback alike).
+ *
+ * Limits.  A caller with a DMA mask (the DMA heap, the auto heap) takes
+ * chunks only of blocks wholly below it; a new one comes from the zone
+ * dma-direct would use for that mask (ZONE_DMA32 for 32 bits), so that a
+ * machine with memory above 4 GiB does not convert such buffers alone.
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
- * n is the first free naturally aligned run of 2^n pages of a block that
- * has one (first fit over the blocks with room, then a kept empty block,
- * then a new one).  Freed chunks come back dirty or clean, which the
- * caller does not say: every page that ever came back is marked dirty and
- * zeroed (through the write-combined linear map, so no cache line is
- * left) when it is handed out again.  A new block is zeroed by the buddy
- * allocator, and its conversion flushes its lines from the caches.
+ * n is the first free aligned run of 2^n pages (first fit over the blocks
+ * with room, then a kept empty block, then a new one).  Every page that
+ * came back is dirty and zeroed (through the write-combined linear map:
+ * no cache line left) when handed out again.  A new block is zeroed by
+ * the buddy allocator, and its conversion flushes its lines.
  *
  * Keeping.  A block that becomes empty is kept converted, up to
  * uncached_keep_blocks of them (default 1, 2 MiB), for the next uncached
@@ -66,28 +63,26 @@
  * charged whole, 2 MiB, to that cgroup ("kernel" in memory.stat) from
  * conversion to release, however little of it is in use (one live 4 KiB
  * uncached buffer costs its cgroup 2 MiB, like 2 MiB of pooled chunks).
- * The kernel records the charge on the block's first page alone, so the
- * pools (ion_memcg.c) ask ion_cache_charge_page() for the page that
- * carries a chunk's charge.  A block holds no reference to its cgroup:
- * folio_memcg() of that page names it at each use, and the parent once
- * the kernel reparented a removed cgroup's charge, so nothing pins or
- * points to a dead cgroup (a css reference would pin it until the
- * block's last chunk came back).
- * A charged block is never kept empty but restored and freed (uncharged)
- * with its last chunk: a cgroup keeps only its pooled chunks, which its
- * reclaim (memory.max, memory.reclaim) frees through the pools'
- * memcg-aware shrinker, and with a block's last chunk the block.  A
+ * The charge is on the block's first page alone: the pools (ion_memcg.c)
+ * ask ion_cache_charge_page() for it.  A block holds no reference to its
+ * cgroup: folio_memcg() of that page names it at each use (the parent
+ * once a removed cgroup's charge was reparented), so nothing pins a dead
+ * cgroup.  A charged block is never kept empty but restored and freed
+ * (uncharged) with its last chunk: a cgroup keeps only its pooled chunks,
+ * which its reclaim frees through the pools' memcg-aware shrinker.  A
  * cgroup that cannot be charged 2 MiB more gets its chunk converted
  * alone, splitting the direct map (uncached_fallback_chunks).
  */
 #include <linux/bitmap.h>
 #include <linux/bits.h>
+#include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <asm/set_memory.h>
@@ -135,8 +130,7 @@ MODULE_PARM_DESC(uncached_keep_blocks,
  *	   (the cgroup is read from @page, see DOC)
  *
  * Made by ion_block_new(), freed by ion_block_release(); all fields but
- * @page and @charged (set before the block is listed) under
- * ion_blocks.lock.
+ * @page and @charged (set before it is listed) under ion_blocks.lock.
  */
 struct ion_block {
 	struct list_head node;
@@ -153,11 +147,9 @@ struct ion_block {
  *	    @nused and list position; never held across a conversion or an
  *	    allocation that may reclaim
  * @room:   blocks with some pages in use and some free, charged or not
- * @empty:  wholly free blocks kept converted (at most
- *	    uncached_keep_blocks)
+ * @empty:  wholly free blocks kept converted (uncached_keep_blocks)
  * @nempty: blocks on @empty
- * @index:  every block by its first pfn >> ION_BLOCK_ORDER (own locking;
- *	    read under RCU)
+ * @index:  every block by first pfn >> ION_BLOCK_ORDER (own locking, RCU)
  * @held:      blocks converted now
  * @converted: blocks converted to write-combining, ever
  * @restored:  blocks restored to write-back and freed, ever
@@ -166,8 +158,7 @@ struct ion_block {
  * @fallback:  chunks the heap had to convert alone (no block to be had)
  * @charged_held:  charged blocks converted now
  * @charged:   chunks handed out of charged blocks
- *
- * The counters are for debugfs (ion_cache_blocks_debug_show()).
+ * (the counters for debugfs: ion_cache_blocks_debug_show())
  */
 static struct ion_blocks {
 	struct mutex lock;	/* protects the lists, the blocks' bitmaps */
@@ -222,19 +213,28 @@ static void ion_block_release(struct ion_block *blk)
 	kfree(blk);
 }
 
+/* Does @blk lie wholly at or below the physical address @limit? */
+static bool ion_block_below(struct ion_block *blk, u64 limit)
+{
+	return page_to_phys(blk->page) + SZ_2M - 1 <= limit;
+}
+
 /*
- * A new zeroed block, converted whole, indexed; NULL when none.  With
+ * A new zeroed block below @limit (from the zone dma-direct would take
+ * for that mask), converted whole, indexed; NULL when none.  With
  * @charged, charged whole to the caller's memory cgroup (never its OOM
  * killer: __GFP_NORETRY fails the charge at memory.max).
  */
-static struct ion_block *ion_block_new(int nid, bool charged)
+static struct ion_block *ion_block_new(int nid, bool charged, u64 limit)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY |
+	gfp_t gfp = __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY |
 		    (charged ? __GFP_ACCOUNT : 0);
 	struct ion_block *blk;
 	unsigned long addr;
 	bool large;
 
+	gfp |= limit <= DMA_BIT_MASK(24) ? GFP_USER | GFP_DMA :
+	       limit <= DMA_BIT_MASK(32) ? GFP_USER | GFP_DMA32 : GFP_HIGHUSER;
 	blk = kzalloc(sizeof(*blk), GFP_KERNEL);
 	if (!blk)
 		return NULL;
@@ -242,6 +242,8 @@ static struct ion_block *ion_block_new(int nid, bool charged)
 		    alloc_pages_node(nid, gfp, ION_BLOCK_ORDER);
 	if (!blk->page)
 		goto err_free_blk;
+	if (!ion_block_below(blk, limit))
+		goto err_free_page;
 	/* Charged to no one after all (kmem accounting off): a shared one. */
 	blk->charged = charged && ion_memcg_page_charged(blk->page);
 	if (xa_insert(&ion_blocks.index,
@@ -292,48 +294,47 @@ static int ion_block_take(struct ion_block *blk, unsigned int order)
 }
 
 /*
- * A chunk of @order from a block already converted that serves the
- * caller, or -1 in *@off.  Empty kept blocks are never charged.
+ * A chunk of @order from a block already converted, below @limit, that
+ * serves the caller, or -1 in *@off.  Empty kept blocks are never charged.
  */
 static struct ion_block *ion_blocks_find(unsigned int order, bool charged,
-					 int *off)
+					 u64 limit, int *off)
 {
 	struct ion_block *blk;
 
 	lockdep_assert_held(&ion_blocks.lock);
 	list_for_each_entry(blk, &ion_blocks.room, node) {
-		if (blk->charged != charged ||
+		if (blk->charged != charged || !ion_block_below(blk, limit) ||
 		    (charged && !ion_memcg_caller_owns(blk->page)))
 			continue;
 		*off = ion_block_take(blk, order);
 		if (*off >= 0)
 			return blk;
 	}
-	blk = charged ? NULL :
-	      list_first_entry_or_null(&ion_blocks.empty, struct ion_block,
-				       node);
-	if (!blk)
-		return NULL;
-	ion_blocks.nempty--;
-	list_move(&blk->node, &ion_blocks.room);
-	*off = ion_block_take(blk, order);
-	return blk;
+	list_for_each_entry(blk, &ion_blocks.empty, node) {
+		if (charged || !ion_block_below(blk, limit))
+			continue;
+		ion_blocks.nempty--;
+		list_move(&blk->node, &ion_blocks.room);
+		*off = ion_block_take(blk, order);
+		return blk;
+	}
+	return NULL;
 }
 
 /**
- * ion_cache_uncached_chunk() - a zeroed chunk whose linear map is
- *				write-combined
+ * ion_cache_uncached_chunk() - a zeroed write-combined chunk
  * @order: the chunk's order, at most 9
  * @nid:   the node for a new block, or NUMA_NO_NODE for the caller's policy
  * @charged: the chunk must be charged to the caller's memory cgroup
- *	   (ion_memcg_caller_charged()): it is cut from a block charged
- *	   whole to that cgroup, a new one charged in the caller's context
- *	   when none of the cgroup's has room
+ *	   (ion_memcg_caller_charged()): cut from a block charged whole to
+ *	   it, a new one charged in the caller's context if none has room
+ * @limit: the highest physical address the chunk may reach (a device's
+ *	   DMA mask; U64_MAX: any): only blocks wholly below it serve
  *
  * Cut from a converted 2 MiB block (see DOC: uncached blocks), converting
- * a new one when no block has room.  The chunk is clean: zeroed and with
- * no line in the CPU caches.  It goes back with
- * ion_cache_uncached_chunk_put().
+ * a new one when no block has room.  The chunk is clean: zeroed, no line
+ * in the CPU caches.  It goes back with ion_cache_uncached_chunk_put().
  *
  * Context: Process context; may sleep.
  * Return: the chunk's first page, or NULL when no block could be had
@@ -341,7 +342,7 @@ static struct ion_block *ion_blocks_find(unsigned int order, bool charged,
  * may convert a chunk of its own, ion_cache_set_uncached().
  */
 struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
-				      bool charged)
+				      bool charged, u64 limit)
 {
 	unsigned int n = 1U << order;
 	struct ion_block *blk;
@@ -351,10 +352,10 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 	if (WARN_ON_ONCE(order > ION_BLOCK_ORDER))
 		return NULL;
 	mutex_lock(&ion_blocks.lock);
-	blk = ion_blocks_find(order, charged, &off);
+	blk = ion_blocks_find(order, charged, limit, &off);
 	if (!blk) {
 		mutex_unlock(&ion_blocks.lock);
-		blk = ion_block_new(nid, charged);
+		blk = ion_block_new(nid, charged, limit);
 		if (!blk) {
 			atomic_long_inc(&ion_blocks.fallback);
 			return NULL;

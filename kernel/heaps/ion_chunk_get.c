@@ -144,9 +144,9 @@ static struct page *ion_chunk_get_within(struct ion_chunk_pool *cp,
  * In order: the pools (@w->pool; a chunk beyond @w->limit goes back),
  * for an uncached chunk a write-combined block (@w->blocks), then the
  * page allocator with @w->gfp and the caller's memcg charging (a step
- * fault injection can fail: debugfs fail/refill, core/ion_fail.c).  A fresh
- * chunk may lie beyond @w->limit: the caller checks, its zone is in
- * @w->gfp.
+ * fault injection can fail: debugfs fail/refill, core/ion_fail.c).  A
+ * block's chunk lies within @w->limit; a fresh one may lie beyond it: the
+ * caller checks, its zone is in @w->gfp.
  *
  * Context: Process context; may sleep.
  * Return: the zeroed chunk (a fresh one write-back, a pooled or block one
@@ -168,7 +168,8 @@ struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
 	if (!w->cached && w->blocks) {
 		*src = ION_CHUNK_BLOCK;
 		page = ion_cache_uncached_chunk(order, w->nid,
-						ion_memcg_caller_charged());
+						ion_memcg_caller_charged(),
+						w->limit);
 		if (page)
 			return page;
 	}

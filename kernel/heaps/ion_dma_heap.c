@@ -58,21 +58,22 @@
  *
  * The direct map on x86: converting part of a 2 MiB page of the linear map
  * splits it into 4 KiB pages for good (DOC: uncached blocks (x86)).  So an
- * uncached buffer of at most 2 MiB is, on x86, a chunk of the system
- * heap's write-combined 2 MiB blocks (ion_cache_uncached_chunk(), of the
- * buffer's order, so aligned as the DMA API would align it) when the
- * chunk lies below the device's coherent DMA mask, which with the guest's
- * memory below 4 GiB it always does; it is mapped to user space with
+ * uncached buffer of at most 2 MiB is, on x86, a chunk of the
+ * write-combined 2 MiB blocks the system heaps share
+ * (ion_cache_uncached_chunk(), of the buffer's order, so aligned as the
+ * DMA API would align it), from a block wholly below the device's
+ * coherent DMA mask (a new one from ZONE_DMA32 for 32 bits, so also on a
+ * machine with memory above 4 GiB); it is mapped to user space with
  * remap_pfn_range() as dma-direct would.  Not under memory encryption
  * (SEV, TDX), where dma-direct hands out decrypted memory that blocks are
- * not.  A larger buffer, or one whose chunk lies beyond the mask, comes
- * from dma_alloc_attrs(), asked from 1 MiB on for whole 2 MiB blocks
+ * not.  A larger buffer, or one no block serves, comes from
+ * dma_alloc_attrs(), asked from 1 MiB on for whole 2 MiB blocks
  * (ion_cache_uncached_span(): dma-direct allocates the whole order anyway)
  * so that the conversion keeps the large pages.  What still splits, and is
  * counted in direct_map_splits: a buffer under 1 MiB from
- * dma_alloc_attrs() (no block to be had, or beyond the mask: rounding it
- * to 2 MiB would cost more memory than the split costs TLB reach), and a
- * CMA allocation, aligned only to CONFIG_CMA_ALIGNMENT (1 MiB by default).
+ * dma_alloc_attrs() (no block to be had below the mask: rounding it to
+ * 2 MiB would cost more memory than the split costs TLB reach), and a CMA
+ * allocation, aligned only to CONFIG_CMA_ALIGNMENT (1 MiB by default).
  */
 #include <linux/cc_platform.h>
 #include <linux/dma-map-ops.h>
@@ -173,7 +174,8 @@ static int ion_dma_get_chunk(struct device *dev, struct ion_dma_buffer *db,
 	if (order > ION_CACHE_BLOCK_ORDER ||
 	    cc_platform_has(CC_ATTR_MEM_ENCRYPT))
 		return -ENOMEM;
-	page = ion_cache_uncached_chunk(order, dev_to_node(dev), false);
+	page = ion_cache_uncached_chunk(order, dev_to_node(dev), false,
+					dev->coherent_dma_mask);
 	if (!page)
 		return -ENOMEM;
 	ret = -ENOMEM;

@@ -120,7 +120,8 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 
 	if (!cached && order <= ION_CACHE_BLOCK_ORDER) {
 		page = ion_cache_uncached_chunk(order, NUMA_NO_NODE,
-						ion_memcg_caller_charged());
+						ion_memcg_caller_charged(),
+						U64_MAX);
 		if (page) {
 			ion_buffer_one_chunk(buffer, page, len);
 			return 0;
