@@ -95,16 +95,26 @@ static int op_alloc(struct soak_ctx *c)
 	return 0;
 }
 
-/* Write a new pattern into @b and read it back; 1 when it differs. */
+/*
+ * Write a new pattern into @b and read it back; 1 when it differs.  The
+ * first SYNC START may be an auto buffer's first use: when it finds no
+ * memory (-ENOMEM, a refusal) the mapping is not touched, whose fault
+ * would be SIGBUS then (Documentation/ion.rst).
+ */
 static int fill_check(struct soak_ctx *c, struct live_buf *b)
 {
 	unsigned char *p = ht_map(b->fd, b->len);
 	long bad;
+	int ret;
 
 	if (!p)
 		return -errno;
+	ret = it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	if (ret) {
+		munmap(p, b->len);
+		return ret;
+	}
 	b->seed = (unsigned int)fz_next(&c->seed) | 1;
-	it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
 	it_fill(p, b->len, b->seed);
 	it_sync(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 	it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
