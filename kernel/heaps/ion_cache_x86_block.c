@@ -33,9 +33,9 @@
  * that found a large page and left 4 KiB ones (blocks and fallback alike).
  *
  * Limits.  A caller with a DMA mask (the DMA heap, the auto heap) takes
- * chunks only of blocks wholly below it; a new one comes from the zone
- * dma-direct would use for that mask (ZONE_DMA32 for 32 bits), so that a
- * machine with memory above 4 GiB does not convert such buffers alone.
+ * chunks only of blocks wholly below it; a new one comes from ZONE_DMA32
+ * for a 32-bit mask (ZONE_DMA below that), so that a machine with memory
+ * above 4 GiB does not convert such buffers alone.
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
  * n is the first free aligned run of 2^n pages (first fit over the blocks
@@ -233,8 +233,8 @@ static struct ion_block *ion_block_new(int nid, bool charged, u64 limit)
 	unsigned long addr;
 	bool large;
 
-	gfp |= limit <= DMA_BIT_MASK(24) ? GFP_USER | GFP_DMA :
-	       limit <= DMA_BIT_MASK(32) ? GFP_USER | GFP_DMA32 : GFP_HIGHUSER;
+	gfp |= limit < DMA_BIT_MASK(32) ? GFP_USER | GFP_DMA :
+	       limit == DMA_BIT_MASK(32) ? GFP_USER | GFP_DMA32 : GFP_HIGHUSER;
 	blk = kzalloc(sizeof(*blk), GFP_KERNEL);
 	if (!blk)
 		return NULL;
