@@ -105,6 +105,7 @@ static int round_case(int ion, int tfd, unsigned int r)
 	       "linear map (%d write-combined)", r, n);
 #else
 	(void)tfd;
+	(void)n;
 	tap_skip("linear map back to write-back",
 		 "arm64 keeps the linear map cacheable");
 #endif
