@@ -32,10 +32,10 @@
  * ones, never 4 KiB.  debugfs direct_map_splits counts every conversion
  * that found a large page and left 4 KiB ones (blocks and fallback alike).
  *
- * Limits.  A caller with a DMA mask (the DMA heap, the auto heap) takes
- * chunks only of blocks wholly below it; a new one comes from ZONE_DMA32
- * for a 32-bit mask (ZONE_DMA below that), so that a machine with memory
- * above 4 GiB does not convert such buffers alone.
+ * Limits.  A caller with a DMA mask (the DMA heap) takes chunks only of
+ * blocks wholly below it; a new one comes from ZONE_DMA32 for a 32-bit
+ * mask (ZONE_DMA below that), so that a machine with memory above 4 GiB
+ * does not convert such buffers alone.
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
  * n is the first free aligned run of 2^n pages (first fit over the blocks
@@ -82,7 +82,6 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <asm/set_memory.h>
@@ -216,14 +215,15 @@ static void ion_block_release(struct ion_block *blk)
 /* Does @blk lie wholly at or below the physical address @limit? */
 static bool ion_block_below(struct ion_block *blk, u64 limit)
 {
-	return page_to_phys(blk->page) + SZ_2M - 1 <= limit;
+	return page_to_phys(blk->page) + (ION_BLOCK_PAGES << PAGE_SHIFT) - 1 <=
+	       limit;
 }
 
 /*
- * A new zeroed block below @limit (from the zone dma-direct would take
- * for that mask), converted whole, indexed; NULL when none.  With
- * @charged, charged whole to the caller's memory cgroup (never its OOM
- * killer: __GFP_NORETRY fails the charge at memory.max).
+ * A new zeroed block below @limit (ZONE_DMA32 for a 32-bit mask, ZONE_DMA
+ * for a narrower one: no ZONE_DMA32 try that may land beyond it, as in
+ * dma-direct), converted whole, indexed; NULL when none.  With @charged,
+ * charged whole to the caller's cgroup (never its OOM killer).
  */
 static struct ion_block *ion_block_new(int nid, bool charged, u64 limit)
 {

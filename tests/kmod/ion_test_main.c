@@ -207,6 +207,7 @@ err_unregister_edu:
 	ion_test_edu_unregister();
 err_unregister_probe:
 	platform_device_unregister(ion_test_probe_dev);
+	ion_test_zero_exit();	/* zero_watch=PID at load */
 	return ret;
 }
 

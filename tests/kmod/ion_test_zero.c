@@ -33,8 +33,10 @@ static const char *const ion_test_zero_syms[] = {
 
 static struct kprobe ion_test_zero_kp[ARRAY_SIZE(ion_test_zero_syms)];
 static bool ion_test_zero_on[ARRAY_SIZE(ion_test_zero_syms)];
-/* Protects the two arrays above and ion_test_zero_pid's changes. */
+/* Protects the arrays above, ion_test_zero_gone and the pid's changes. */
 static DEFINE_MUTEX(ion_test_zero_lock);
+/* Set by ion_test_zero_exit(): sysfs may still write zero_watch after. */
+static bool ion_test_zero_gone;
 static pid_t ion_test_zero_pid;
 static atomic_long_t ion_test_zero_clears = ATOMIC_LONG_INIT(0);
 
@@ -85,7 +87,8 @@ static int ion_test_zero_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	mutex_lock(&ion_test_zero_lock);
 	ion_test_zero_stop();
-	ret = pid ? ion_test_zero_start(pid) : 0;
+	ret = ion_test_zero_gone ? -ENODEV :
+	      pid ? ion_test_zero_start(pid) : 0;
 	mutex_unlock(&ion_test_zero_lock);
 	return ret;
 }
@@ -104,10 +107,15 @@ module_param_cb(zero_watch, &ion_test_zero_ops, NULL, 0600);
 MODULE_PARM_DESC(zero_watch,
 		 "write a pid to count its page clears, 0 to stop; reads '<pid> <clears>'");
 
-/* Take the probes away before the module's text goes. */
+/*
+ * Take the probes away before the module's text goes, for good: the
+ * parameter's file outlives the exit function (and a failed init) a
+ * little, and a write then must not register them again.
+ */
 void ion_test_zero_exit(void)
 {
 	mutex_lock(&ion_test_zero_lock);
+	ion_test_zero_gone = true;
 	ion_test_zero_stop();
 	mutex_unlock(&ion_test_zero_lock);
 }
