@@ -10,7 +10,12 @@
  * Counted by ion_test's zero_watch (kprobes on the kernel's page-clearing
  * routines, calls by this process), around each allocation of a buffer
  * from memory the pools do not hold.  A few more clears are allowed for
- * slab pages an allocation may refill.  What is not a page clear is not
+ * slab pages an allocation may refill.  A CMA allocation (the DMA heap
+ * where CmaTotal is not 0: arm64, the debug kernel) also clears the pages
+ * it migrates the range's movable pages to, up to one a page of the
+ * buffer: there a second pass is told apart only as twice the clears or
+ * more (an arm64 6.1 guest counted 291 for a 1 MiB buffer, 35 migrated).
+ * What is not a page clear is not
  * counted: dma_alloc_pages()'s memset() on a non-coherent device (arm64's
  * cached DMA-heap buffers, DOC: ion DMA heap).  Where pages are cleared
  * inline (x86 from 6.19) there is nothing to probe and the test skips.
@@ -50,10 +55,13 @@ static long zp_clears(void)
 
 static void check(int ion, const struct it_heap *kh, size_t len)
 {
-	long pages = (long)(len / (size_t)it_page()), n;
+	long pages = (long)(len / (size_t)it_page()), n, most;
 	unsigned char *p = NULL;
 	long bad = -1;
 	int buf, ret;
+
+	most = kh->type == ION_HEAP_TYPE_DMA && ht_meminfo("CmaTotal") > 0 ?
+	       2 * pages - 1 : pages + SLACK - 1;
 
 	ht_drop_pools();	/* fresh memory, not pooled chunks */
 	ret = zp_start();
@@ -65,9 +73,9 @@ static void check(int ion, const struct it_heap *kh, size_t len)
 		p = ht_map(buf, len);
 		bad = p ? it_check_zero(p, len) : 0;
 	}
-	tap_ok(n >= pages && n < pages + SLACK && bad < 0,
-	       "%s cached %zu KiB, fresh: its %ld pages cleared once (%ld page clears), reads zero",
-	       kh->name, len >> 10, pages, n);
+	tap_ok(n >= pages && n <= most && bad < 0,
+	       "%s cached %zu KiB, fresh: its %ld pages cleared once (%ld page clears, at most %ld), reads zero",
+	       kh->name, len >> 10, pages, n, most);
 	ht_buf_drop(buf, p, len);
 }
 
