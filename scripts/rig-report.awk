@@ -27,9 +27,16 @@ function emit(pass, name, diag) {
 	fflush()
 }
 
-# DMA-API debugging's boot banner is not a report.
-function benign(line) {
-	return line ~ /DMA-API: (preallocated [0-9]+ debug entries|debugging enabled by kernel config)$/
+# DMA-API debugging's boot banner is not a report.  Nor, during
+# fuzz_kfault, is DMA-API debugging giving up for want of memory: that
+# test fails every slab allocation of its tasks at 5 %, atomic ones
+# included, and dma-debug's own cacheline tracking (a GFP_ATOMIC radix
+# tree insert at a DMA mapping ion_test makes) is one of them; seen once
+# in CI's debug pass.  dma-debug stays off for the rest of that boot.
+function benign(line, block) {
+	return line ~ /DMA-API: (preallocated [0-9]+ debug entries|debugging enabled by kernel config)$/ ||
+	       (block == "fuzz_kfault" &&
+		line ~ /DMA-API: cacheline tracking ENOMEM, dma-debug disabled$/)
 }
 
 function splat_check(block,    i, pat, lines, l) {
@@ -37,7 +44,7 @@ function splat_check(block,    i, pat, lines, l) {
 		pat = pats[i]
 		lines = ""
 		for (l = 1; l <= nk; l++)
-			if (index(kmsg[l], pat) && !benign(kmsg[l]))
+			if (index(kmsg[l], pat) && !benign(kmsg[l], block))
 				lines = lines "#   " kmsg[l] "\n"
 		if (lines != "") {
 			emit(0, "kernel log during " block " has no '" pat "'", lines)
