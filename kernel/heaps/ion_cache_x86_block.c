@@ -33,9 +33,8 @@
  * that found a large page and left 4 KiB ones (blocks and fallback alike).
  *
  * Limits.  A caller with a DMA mask (the DMA heap) takes chunks only of
- * blocks wholly below it; a new one comes from ZONE_DMA32 for a 32-bit
- * mask (ZONE_DMA below that), so that a machine with memory above 4 GiB
- * does not convert such buffers alone.
+ * blocks wholly below it, new ones from ZONE_DMA32 (ZONE_DMA for a mask
+ * under 32 bits): with memory above 4 GiB too, none is converted alone.
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
  * n is the first free aligned run of 2^n pages (first fit over the blocks

@@ -178,21 +178,15 @@ static int ion_dma_get_chunk(struct device *dev, struct ion_dma_buffer *db,
 					dev->coherent_dma_mask);
 	if (!page)
 		return -ENOMEM;
-	ret = -ENOMEM;
-	if (page_to_phys(page) + (PAGE_SIZE << order) - 1 >
-	    dev->coherent_dma_mask)
-		goto err_put;
 	ret = sg_alloc_table(&db->sgt, 1, GFP_KERNEL);
-	if (ret)
-		goto err_put;
+	if (ret) {
+		ion_cache_uncached_chunk_put(page, order);
+		return ret;
+	}
 	sg_set_page(db->sgt.sgl, page, len, 0);
 	db->chunk = page;
 	atomic_long_inc(&ion_dma_block_buffers);
 	return 0;
-
-err_put:
-	ion_cache_uncached_chunk_put(page, order);
-	return ret;
 }
 
 /*
