@@ -18,19 +18,11 @@
  * last chunk came back.  The system-contig and DMA heaps take uncached
  * buffers of at most 2 MiB from the same blocks, a chunk of their order.
  *
- * What this relies on, read in 6.12's arch/x86/mm/pat/set_memory.c:
- * set_memory_wc() and set_memory_wb() on one virtually contiguous range
- * (not set_pages_array_*(): CPA_PAGES_ARRAY works page by page and always
- * splits) reach should_split_large_page(), which keeps the 2 MiB mapping
- * and only rewrites its PMD's cache bits when the range starts at the
- * large page's start and covers all of it, and no static protection
- * conflicts (none applies to buddy RAM).  RAM's PAT memtype is in the page
- * flags (reserve_ram_pages_type()): no tree entry.  Each call also pays
- * vm_unmap_aliases(), a TLB flush on every CPU and a clflush of every line
- * (twice for WC, via UC-): shared by every chunk of the block.  A linear
- * map already split stays as it is; a 1 GiB page is split into 2 MiB
- * ones, never 4 KiB.  debugfs direct_map_splits counts every conversion
- * that found a large page and left 4 KiB ones (blocks and fallback alike).
+ * Why a whole aligned block keeps its large page: "Uncached blocks" in
+ * Documentation/ion.rst.  Each conversion flushes every CPU's TLB and
+ * every line of the block: shared by all its chunks.  debugfs
+ * direct_map_splits counts every conversion that found a large page and
+ * left 4 KiB ones (blocks and fallback alike).
  *
  * Limits.  A caller with a DMA mask (the DMA heap) takes chunks only of
  * blocks wholly below it, new ones from ZONE_DMA32 (ZONE_DMA for a mask
@@ -46,10 +38,10 @@
  * Keeping.  A block that becomes empty is kept converted, up to
  * uncached_keep_blocks of them (default 1, 2 MiB), for the next uncached
  * allocation: without it, the first small uncached buffer after the pools
- * drained would pay a whole block's zeroing and conversion.  Beyond that
- * an empty block goes back to write-back and to the buddy allocator at
- * once.  A pooled chunk keeps its block converted until the shrinker
- * frees it.
+ * drained would pay a whole block's zeroing and conversion.  The lowest
+ * are kept (one below 4 GiB serves every mask); the others go back to
+ * write-back and to the buddy allocator at once.  A pooled chunk keeps
+ * its block converted until the shrinker frees it.
  *
  * Fallback.  When no order-9 block can be had (fragmented memory), the
  * heap converts the chunk alone as before (ion_cache_set_uncached()), and
@@ -94,7 +86,7 @@
 static unsigned int uncached_keep_blocks = 1;
 static unsigned long ion_cache_blocks_trim(unsigned int keep);
 
-/* Lowering the parameter releases the kept blocks beyond it at once. */
+/* Lowering it releases the kept blocks beyond it (the highest) at once. */
 static int ion_keep_blocks_set(const char *val, const struct kernel_param *kp)
 {
 	int ret = param_set_uint(val, kp);
@@ -116,11 +108,9 @@ MODULE_PARM_DESC(uncached_keep_blocks,
 
 /**
  * struct ion_block - a 2 MiB block whose linear map is write-combined
- * @node:  on ion_blocks.room (some pages free), ion_blocks.empty (all
- *	   free, kept; never a charged block), or on no list (every page
- *	   in use)
- * @page:  its first page, an order-9 allocation; for a charged block the
- *	   one page that carries the whole block's memcg charge
+ * @node:  on ion_blocks.room (some pages free), .empty (all free, kept,
+ *	   by address; never charged), or on none (every page in use)
+ * @page:  its first page (order 9), which carries a charged block's charge
  * @used:  pages handed out as chunks
  * @dirty: free pages that came back and must be zeroed before reuse
  * @nused: pages set in @used
@@ -148,15 +138,9 @@ struct ion_block {
  * @empty:  wholly free blocks kept converted (uncached_keep_blocks)
  * @nempty: blocks on @empty
  * @index:  every block by first pfn >> ION_BLOCK_ORDER (own locking, RCU)
- * @held:      blocks converted now
- * @converted: blocks converted to write-combining, ever
- * @restored:  blocks restored to write-back and freed, ever
- * @leaked:    blocks that stayed write-combined and were leaked
- * @chunks:    chunks handed out of blocks
- * @fallback:  chunks the heap had to convert alone (no block to be had)
- * @charged_held:  charged blocks converted now
- * @charged:   chunks handed out of charged blocks
- * (the counters for debugfs: ion_cache_blocks_debug_show())
+ * @held, @converted, @restored, @leaked, @chunks, @fallback,
+ * @charged_held, @charged: debugfs counters, ion_cache_blocks_debug_show()
+ * (Documentation/debugfs.rst says what each counts)
  */
 static struct ion_blocks {
 	struct mutex lock;	/* protects the lists, the blocks' bitmaps */
@@ -378,6 +362,27 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 	return blk->page + off;
 }
 
+/*
+ * Keep the empty @blk (in address order); return the highest kept beyond
+ * uncached_keep_blocks, maybe @blk, for release (DOC: the lowest serve all).
+ */
+static struct ion_block *ion_block_keep(struct ion_block *blk)
+{
+	struct ion_block *pos;
+
+	lockdep_assert_held(&ion_blocks.lock);
+	list_for_each_entry(pos, &ion_blocks.empty, node)
+		if (page_to_pfn(pos->page) > page_to_pfn(blk->page))
+			break;
+	list_move_tail(&blk->node, &pos->node);
+	if (++ion_blocks.nempty <= READ_ONCE(uncached_keep_blocks))
+		return NULL;
+	pos = list_last_entry(&ion_blocks.empty, struct ion_block, node);
+	list_del(&pos->node);
+	ion_blocks.nempty--;
+	return pos;
+}
+
 /**
  * ion_cache_uncached_chunk_put() - give a chunk back to its block
  * @page:  the chunk's first page
@@ -395,8 +400,7 @@ bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order)
 {
 	unsigned long pfn = page_to_pfn(page);
 	unsigned int n = 1U << order, off;
-	struct ion_block *blk;
-	bool release = false;
+	struct ion_block *blk, *release = NULL;
 
 	blk = xa_load(&ion_blocks.index, pfn >> ION_BLOCK_ORDER);
 	if (!blk)
@@ -414,19 +418,15 @@ bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order)
 	bitmap_clear(blk->used, off, n);
 	bitmap_set(blk->dirty, off, n);
 	blk->nused -= n;
-	if (!blk->nused) {
-		if (!blk->charged &&
-		    ion_blocks.nempty < READ_ONCE(uncached_keep_blocks)) {
-			list_move(&blk->node, &ion_blocks.empty);
-			ion_blocks.nempty++;
-		} else {
-			list_del(&blk->node);
-			release = true;
-		}
+	if (!blk->nused && blk->charged) {
+		list_del(&blk->node);
+		release = blk;
+	} else if (!blk->nused) {
+		release = ion_block_keep(blk);
 	}
 	mutex_unlock(&ion_blocks.lock);
 	if (release)
-		ion_block_release(blk);
+		ion_block_release(release);
 	return true;
 }
 
@@ -439,8 +439,8 @@ static unsigned long ion_cache_blocks_trim(unsigned int keep)
 	for (;;) {
 		mutex_lock(&ion_blocks.lock);
 		blk = ion_blocks.nempty > keep ?
-		      list_first_entry(&ion_blocks.empty, struct ion_block,
-				       node) : NULL;
+		      list_last_entry(&ion_blocks.empty, struct ion_block,
+				      node) : NULL;
 		if (blk) {
 			list_del(&blk->node);
 			ion_blocks.nempty--;

@@ -16,7 +16,11 @@
  * - DMA_ROUNDS rounds of uncached DMA-heap buffers of mixed sizes from
  *   4 KiB to 4 MiB (2 MiB with CMA, see dma_rounds()) grow DirectMap4k by
  *   at most 2 MiB and cause no split;
- * - DMA-heap buffers cut again from a block's dirty pages read zero.
+ * - DMA-heap buffers cut again from a block's dirty pages read zero;
+ * - the lowest empty block is the one kept: once an uncached system-heap
+ *   buffer's block (above 4 GiB in the large-memory boot) was kept,
+ *   KEEP_ROUNDS small uncached DMA-heap buffers one after the other
+ *   convert at most one new block, not one each.
  *
  * SKIP off x86 (no block keys in the system heap's debugfs file), without
  * ion_test, or without the heaps.
@@ -25,6 +29,7 @@
 
 #define CONTIG_ROUNDS	60
 #define DMA_ROUNDS	300
+#define KEEP_ROUNDS	10
 #define CONTIG_MASK	ION_HEAP_SYSTEM_CONTIG_MASK
 #define DMA_HEAP_FILE	IT_DEBUGFS "/heaps/" ION_DMA_HEAP_NAME
 #define X86_PAGE_PWT	0x8ULL
@@ -173,6 +178,58 @@ static void dma_zero_case(int ion)
 	tap_ok(!ret, "uncached DMA-heap buffers on memory a filled one left read zero");
 }
 
+/*
+ * With uncached_keep_blocks at 1, a new system-heap block (unmasked: above
+ * 4 GiB when the guest has memory there) is kept first; the DMA heap's
+ * first block, below 4 GiB, then displaces it, and serves every round.
+ */
+static void dma_keep_case(int ion, int tfd)
+{
+	long long conv0, conv = -1;
+	unsigned long long phys = 0;
+	unsigned int i;
+	int buf, ret;
+	char *keep;
+
+	if (it_read_file(IT_PARAMS "uncached_keep_blocks", &keep) < 0) {
+		tap_ok(0, "uncached_keep_blocks readable");
+		return;
+	}
+	/* No block left: the system heap's is a new one. */
+	ret = it_param_set("uncached_keep_blocks", "0");
+	if (!ret)
+		ret = ht_drop_pools();
+	if (!ret)
+		ret = it_param_set("uncached_keep_blocks", "1");
+	buf = ret ? ret : it_alloc_fd(ion, 4 * KiB, ION_HEAP_SYSTEM_MASK, 0);
+	if (buf >= 0) {
+		phys = ht_buf_phys(tfd, buf);
+		close(buf);
+		ret = ht_drop_pools();
+	} else {
+		ret = buf;
+	}
+	conv0 = ht_system_num("uncached_blocks_converted");
+	for (i = 0; i < KEEP_ROUNDS && !ret; i++) {
+		buf = it_alloc_fd(ion, 4 * KiB, ION_HEAP_DMA_MASK, 0);
+		if (buf < 0)
+			ret = buf;
+		else
+			close(buf);
+	}
+	if (!ret)
+		conv = ht_system_num("uncached_blocks_converted");
+	tap_diag("system-heap block at %#llx, kept %lld; %u DMA-heap rounds converted %lld blocks (ret %d)",
+		 phys, ht_system_num("uncached_blocks_kept"), KEEP_ROUNDS,
+		 conv - conv0, ret);
+	tap_ok(!ret && conv0 >= 0 && conv - conv0 <= 1,
+	       "the lowest empty block is kept: %u small uncached DMA-heap buffers convert at most one block",
+	       KEEP_ROUNDS);
+	if (it_param_set("uncached_keep_blocks", keep))
+		tap_diag("could not restore uncached_keep_blocks=%s", keep);
+	free(keep);
+}
+
 int main(void)
 {
 	const char *why = NULL;
@@ -202,6 +259,7 @@ int main(void)
 		dm_bound(ion, "uncached DMA-heap buffers of mixed sizes",
 			 DMA_ROUNDS, dma_rounds);
 		dma_zero_case(ion);
+		dma_keep_case(ion, tfd);
 	} else {
 		tap_skip("uncached DMA-heap buffers", "no such heap");
 	}
