@@ -6,6 +6,7 @@
 #include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
@@ -317,6 +318,30 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 	return ret;
 }
 
+/*
+ * The next heap below id *@below, in priority order, with a custom_ioctl
+ * op, pinned as a buffer pins it (its module and the core's state), its
+ * id in *@below; NULL when none is left.
+ */
+static struct ion_heap *ion_heap_custom_next(struct ion_device *dev,
+					     unsigned int *below)
+{
+	struct ion_heap *heap, *found = NULL;
+
+	percpu_down_read(&dev->heap_lock);
+	list_for_each_entry(heap, &dev->heaps, node) {
+		if (heap->id >= *below || !heap->ops->custom_ioctl ||
+		    !try_module_get(heap->owner))
+			continue;
+		ion_heap_core_get(dev, heap);
+		*below = heap->id;
+		found = heap;
+		break;
+	}
+	percpu_up_read(&dev->heap_lock);
+	return found;
+}
+
 /**
  * ion_heap_custom_ioctl() - ION_IOC_CUSTOM: offer a command to the heaps
  * @dev: the device
@@ -324,7 +349,10 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
  * @arg: heap-defined argument
  *
  * Each heap with a custom_ioctl op, in priority order, gets the command
- * until one answers something other than -ENOTTY.
+ * until one answers something other than -ENOTTY.  The op runs without
+ * the heap lock, its heap pinned: a user pointer whose fault stalls
+ * (userfaultfd, a network file) must not hold up heap registration, and
+ * with it every allocation.
  *
  * Context: Process context; sleeps.
  * Return: the answering heap's result, or -ENOTTY.
@@ -332,17 +360,14 @@ int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 			   unsigned long arg)
 {
+	unsigned int below = ION_NUM_HEAP_IDS;
 	struct ion_heap *heap;
 	long ret = -ENOTTY;
 
-	percpu_down_read(&dev->heap_lock);
-	list_for_each_entry(heap, &dev->heaps, node) {
-		if (!heap->ops->custom_ioctl)
-			continue;
+	while (ret == -ENOTTY && (heap = ion_heap_custom_next(dev, &below))) {
 		ret = heap->ops->custom_ioctl(heap, cmd, arg);
-		if (ret != -ENOTTY)
-			break;
+		ion_heap_core_put(dev, heap);
+		module_put(heap->owner);
 	}
-	percpu_up_read(&dev->heap_lock);
 	return ret;
 }

@@ -8,10 +8,18 @@
  * node goes and a file still open on it answers ENODEV, /dev/ion answers
  * ENODEV for its mask, the live buffer keeps its data and stays mappable,
  * the heap cannot come back (EBUSY) until that buffer is freed - by the
- * heap's own free op - and then it can.
+ * heap's own free op - and then it can.  An ION_IOC_CUSTOM whose user
+ * pointer stalls (a userfaultfd page nobody serves yet) holds up neither
+ * the heap's removal nor an allocation meanwhile: the op runs without the
+ * heap lock, its heap pinned; served, it completes, and the heap can be
+ * added again.
  */
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "fz_common.h"
 #include "heap_util.h"
@@ -118,6 +126,145 @@ static void custom(int ion)
 	tap_ok(ret == -ENOTTY, "a command no heap knows: ENOTTY (%d)", ret);
 }
 
+#define STALL_MS	5000
+
+enum { STALL_CUSTOM, STALL_REMOVE, STALL_ALLOC, STALL_N };
+
+/* Three callers around a stalled ION_IOC_CUSTOM; each sets its done. */
+struct stall {
+	int ion;
+	void *page;
+	int ret[STALL_N];
+	int done[STALL_N];
+};
+
+struct stall_arg {
+	struct stall *s;
+	int who;
+};
+
+static void *stall_thread(void *arg)
+{
+	struct stall_arg *a = arg;
+	struct stall *s = a->s;
+	struct ion_custom_data c = {
+		.cmd = ION_TEST_HEAP_CMD_STATS,
+		.arg = (unsigned long)s->page,
+	};
+	int ret;
+
+	if (a->who == STALL_CUSTOM) {
+		ret = it_ioctl(s->ion, ION_IOC_CUSTOM, &c);
+	} else if (a->who == STALL_REMOVE) {
+		ret = ht_write_str(PARAM "registered", "N", 0);
+	} else {
+		ret = it_alloc_fd(s->ion, 4096, ION_HEAP_SYSTEM_MASK,
+				  ION_FLAG_CACHED);
+		if (ret >= 0)
+			close(ret);
+		ret = ret < 0 ? ret : 0;
+	}
+	s->ret[a->who] = ret;
+	__atomic_store_n(&s->done[a->who], 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Wait up to @ms for callers @from..@to of @s; 1 when all are done. */
+static int stall_wait(struct stall *s, int from, int to, int ms)
+{
+	int i, all;
+
+	for (;; ms -= 10) {
+		for (i = from, all = 1; i <= to; i++)
+			all &= __atomic_load_n(&s->done[i], __ATOMIC_ACQUIRE);
+		if (all || ms <= 0)
+			return all;
+		usleep(10000);
+	}
+}
+
+/* A page of @len whose first touch waits on @uffd; MAP_FAILED if none. */
+static void *stall_page(int *uffd, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	void *p;
+
+	*uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (*uffd < 0 || ioctl(*uffd, UFFDIO_API, &api))
+		return MAP_FAILED;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (unsigned long)p;
+	reg.range.len = len;
+	if (p != MAP_FAILED && ioctl(*uffd, UFFDIO_REGISTER, &reg)) {
+		munmap(p, len);
+		p = MAP_FAILED;
+	}
+	return p;
+}
+
+/*
+ * ION_IOC_CUSTOM stalls in the heap's copy_to_user(); meanwhile the heap
+ * is removed and the system heap allocates.  Before the op ran without
+ * the heap lock, the removal waited for it and the allocation for the
+ * removal.
+ */
+static void custom_stall(int ion)
+{
+	struct stall s = { .ion = ion };
+	struct stall_arg args[STALL_N];
+	struct pollfd pfd = { .events = POLLIN };
+	struct uffdio_zeropage zp = { 0 };
+	struct ion_test_heap_stats *st;
+	pthread_t t[STALL_N];
+	size_t len = it_page();
+	int uffd = -1, i, waited, others, ret;
+
+	s.page = stall_page(&uffd, len);
+	if (s.page == MAP_FAILED) {
+		tap_skip("a stalled ION_IOC_CUSTOM", "no userfaultfd");
+		if (uffd >= 0)
+			close(uffd);
+		return;
+	}
+	for (i = 0; i < STALL_N; i++)
+		args[i] = (struct stall_arg){ .s = &s, .who = i };
+	pthread_create(&t[STALL_CUSTOM], NULL, stall_thread,
+		       &args[STALL_CUSTOM]);
+	pfd.fd = uffd;
+	waited = poll(&pfd, 1, STALL_MS) == 1;
+	/* The allocation once the removal waits (past its RCU sync). */
+	pthread_create(&t[STALL_REMOVE], NULL, stall_thread,
+		       &args[STALL_REMOVE]);
+	usleep(STALL_MS * 1000 / 5);
+	pthread_create(&t[STALL_ALLOC], NULL, stall_thread,
+		       &args[STALL_ALLOC]);
+	others = stall_wait(&s, STALL_REMOVE, STALL_ALLOC, STALL_MS);
+	tap_diag("custom stalled %d; removal %d (%d), allocation %d (%d) while it did",
+		 waited, s.done[STALL_REMOVE], s.ret[STALL_REMOVE],
+		 s.done[STALL_ALLOC], s.ret[STALL_ALLOC]);
+	zp.range.start = (unsigned long)s.page;
+	zp.range.len = len;
+	ret = ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	for (i = 0; i < STALL_N; i++)
+		pthread_join(t[i], NULL);
+	tap_ok(waited && others && !s.ret[STALL_REMOVE] &&
+	       !s.ret[STALL_ALLOC],
+	       "a stalled ION_IOC_CUSTOM holds up neither the heap's removal nor an allocation");
+	st = s.page;
+	tap_ok(!ret && !s.ret[STALL_CUSTOM] && st->magic == ION_TEST_HEAP_MAGIC,
+	       "served, the stalled ION_IOC_CUSTOM completes (%d)",
+	       s.ret[STALL_CUSTOM]);
+	ret = ht_write_str(PARAM "registered", "Y", 0);
+	tap_ok(!ret && listed(ion) == 1, "and the heap can be added again (%d)",
+	       ret);
+	munmap(s.page, len);
+	close(uffd);
+}
+
 /* Allocations through /dev/ion and the node reach the heap. */
 static void allocate(int ion, int node)
 {
@@ -211,6 +358,7 @@ int main(void)
 	tap_ok(node >= 0, NODE " exists");
 	custom(ion);
 	allocate(ion, node);
+	custom_stall(ion);
 	remove_live(ion, node);
 	if (node >= 0)
 		close(node);
