@@ -346,6 +346,7 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
 	handle->client = client;
 	handle->buffer = buffer;
 	handle->id = id;
+	handle->serial = ++client->serials;
 	atomic_inc(&buffer->handle_count);
 	ion_handle_link(client, handle);
 
@@ -362,30 +363,38 @@ static struct ion_handle *ion_handle_new(struct ion_client *client,
  * @client: the client
  * @buffer: the buffer; the caller's reference to its dma-buf is taken
  *	    over in every case (kept by a new handle, dropped otherwise)
- * @id:	    where to store the handle's id
+ * @tag:    where to store the handle's id and serial
  *
  * When the client already holds the buffer, the count of its handle is
- * raised instead.
+ * raised instead, up to ION_HANDLE_MAX_COUNT: an import costs no memory,
+ * so nothing else would stop a loop from saturating the count (a kernel
+ * warning, and the buffer leaked).
  *
  * Context: Process context; sleeps; takes &ion_client.lock.
- * Return: the handle, or ERR_PTR(-ENOMEM).
+ * Return: the handle, ERR_PTR(-ENOMEM), or ERR_PTR(-EOVERFLOW) when the
+ * client's handle to the buffer is at ION_HANDLE_MAX_COUNT already.
  */
 struct ion_handle *ion_handle_add(struct ion_client *client,
-				  struct ion_core_buffer *buffer, int *id)
+				  struct ion_core_buffer *buffer,
+				  struct ion_handle_tag *tag)
 {
 	struct ion_handle *handle;
 	bool put = true;
 
 	mutex_lock(&client->lock);
 	handle = ion_handle_by_buffer(client, buffer);
-	if (handle) {
+	if (handle && kref_read(&handle->ref) >= ION_HANDLE_MAX_COUNT) {
+		handle = ERR_PTR(-EOVERFLOW);
+	} else if (handle) {
 		kref_get(&handle->ref);
 	} else {
 		handle = ion_handle_new(client, buffer);
 		put = IS_ERR(handle);
 	}
-	if (!IS_ERR(handle))
-		*id = handle->id;
+	if (!IS_ERR(handle)) {
+		tag->id = handle->id;
+		tag->serial = handle->serial;
+	}
 	mutex_unlock(&client->lock);
 	if (put)
 		dma_buf_put(buffer->dmabuf);
@@ -440,7 +449,7 @@ struct sg_table *ion_handle_sg_table(struct ion_handle *handle)
  * @align:     0 or a power of two
  * @heap_mask: heaps to try; limited to the client's heaps
  * @flags:     ION_FLAG_*
- * @id:	       where to store the new handle's id
+ * @tag:       where to store the new handle's id and serial
  *
  * Context: Process context; sleeps.
  * Return: the handle, or an ERR_PTR as ion_buffer_create() gives.
@@ -448,7 +457,8 @@ struct sg_table *ion_handle_sg_table(struct ion_handle *handle)
 struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				    unsigned long align,
 				    unsigned int heap_mask,
-				    unsigned int flags, int *id)
+				    unsigned int flags,
+				    struct ion_handle_tag *tag)
 {
 	struct ion_core_buffer *buffer;
 
@@ -456,23 +466,23 @@ struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				   heap_mask & client->heap_mask, flags);
 	if (IS_ERR(buffer))
 		return ERR_CAST(buffer);
-	return ion_handle_add(client, buffer, id);
+	return ion_handle_add(client, buffer, tag);
 }
 
 /**
  * ion_client_import() - a handle for a dma-buf fd that ion exported
  * @client: the client
  * @fd:	    the dma-buf fd
- * @id:	    where to store the handle's id
+ * @tag:    where to store the handle's id and serial
  *
  * Context: Process context; sleeps.
  * Return: the handle (the client's existing one, count raised, if it
  * already holds the buffer), ERR_PTR(-EBADF) for a bad fd,
- * ERR_PTR(-EINVAL) when @fd is not a dma-buf that ion exported, or
- * ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EINVAL) when @fd is not a dma-buf that ion exported,
+ * ERR_PTR(-ENOMEM), or ERR_PTR(-EOVERFLOW) (ion_handle_add()).
  */
 struct ion_handle *ion_client_import(struct ion_client *client, int fd,
-				     int *id)
+				     struct ion_handle_tag *tag)
 {
 	struct ion_core_buffer *buffer;
 	struct dma_buf *dmabuf;
@@ -485,5 +495,5 @@ struct ion_handle *ion_client_import(struct ion_client *client, int fd,
 		dma_buf_put(dmabuf);
 		return ERR_PTR(-EINVAL);
 	}
-	return ion_handle_add(client, buffer, id);
+	return ion_handle_add(client, buffer, tag);
 }

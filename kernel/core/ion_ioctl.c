@@ -24,14 +24,15 @@
  * @fd:	       an fd reserved by the command, installed after the result
  *	       was copied back, or -1
  * @file:      the file (a dma-buf reference) to install at @fd
- * @handle_id: a handle the command created or raised; dropped again if
- *	       the result cannot be copied back, or 0
+ * @handle:    a handle the command created or raised (id 0: none);
+ *	       dropped again if the result cannot be copied back and the
+ *	       handle of that id is still that one (its serial)
  */
 struct ion_ioctl_ctx {
 	struct ion_client *client;
 	int fd;
 	struct file *file;
-	int handle_id;
+	struct ion_handle_tag handle;
 };
 
 /* Reserve an fd for @dmabuf, taking over the caller's reference to it. */
@@ -64,10 +65,10 @@ static void ion_ioctl_finish(struct ion_ioctl_ctx *ctx, long ret)
 		put_unused_fd(ctx->fd);
 		fput(ctx->file);
 	}
-	if (ctx->handle_id) {
+	if (ctx->handle.id) {
 		mutex_lock(&client->lock);
-		handle = ion_handle_find(client, ctx->handle_id);
-		if (handle)
+		handle = ion_handle_find(client, ctx->handle.id);
+		if (handle && handle->serial == ctx->handle.serial)
 			ion_handle_put(handle);
 		mutex_unlock(&client->lock);
 	}
@@ -113,10 +114,10 @@ static long ion_ioctl_alloc_common(struct ion_ioctl_ctx *ctx, u64 len,
 	else if (!is_power_of_2(align) && align <= ULONG_MAX / 2 + 1)
 		align = roundup_pow_of_two(align);
 	h = ion_client_alloc(ctx->client, len, align, heap_mask,
-			     flags & ION_FLAGS_VALID, handle);
+			     flags & ION_FLAGS_VALID, &ctx->handle);
 	if (IS_ERR(h))
 		return PTR_ERR(h);
-	ctx->handle_id = *handle;
+	*handle = ctx->handle.id;
 	return 0;
 }
 
@@ -183,10 +184,10 @@ static long ion_ioctl_import(struct ion_ioctl_ctx *ctx, void *arg)
 	struct ion_fd_data *data = arg;
 	struct ion_handle *handle;
 
-	handle = ion_client_import(ctx->client, data->fd, &data->handle);
+	handle = ion_client_import(ctx->client, data->fd, &ctx->handle);
 	if (IS_ERR(handle))
 		return PTR_ERR(handle);
-	ctx->handle_id = data->handle;
+	data->handle = ctx->handle.id;
 	return 0;
 }
 

@@ -145,7 +145,8 @@ struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 			     size_t align, unsigned int heap_mask,
 			     unsigned int flags)
 {
-	int id, ret;
+	struct ion_handle_tag tag;
+	int ret;
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
@@ -153,7 +154,7 @@ struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 	if (ret)
 		return ERR_PTR(ret);
 	return ion_kapi_result(ion_client_alloc(client, len, align, heap_mask,
-						flags, &id));
+						flags, &tag));
 }
 EXPORT_SYMBOL_NS_GPL(ion_alloc, ION);
 ALLOW_ERROR_INJECTION(ion_alloc, ERRNO);
@@ -190,15 +191,17 @@ EXPORT_SYMBOL_NS_GPL(ion_free, ION);
  * Context: Process context; sleeps.
  * Return: the handle - the client's existing one with its count raised if
  * it already holds the buffer - or ERR_PTR(): -EBADF for a bad fd,
- * -EINVAL for a bad @client or an fd that is not an ion dma-buf, -ENOMEM.
+ * -EINVAL for a bad @client or an fd that is not an ion dma-buf, -ENOMEM,
+ * -EOVERFLOW when the client's handle to it has ION_HANDLE_MAX_COUNT
+ * (65536) counts already.
  */
 struct ion_handle *ion_import_fd(struct ion_client *client, int fd)
 {
-	int id;
+	struct ion_handle_tag tag;
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
-	return ion_kapi_result(ion_client_import(client, fd, &id));
+	return ion_kapi_result(ion_client_import(client, fd, &tag));
 }
 EXPORT_SYMBOL_NS_GPL(ion_import_fd, ION);
 
@@ -210,13 +213,14 @@ EXPORT_SYMBOL_NS_GPL(ion_import_fd, ION);
  * Context: Process context; sleeps.
  * Return: the handle - the client's existing one with its count raised if
  * it already holds the buffer - or ERR_PTR(): -EINVAL for a bad @client
- * or a dma-buf that ion did not export, -ENOMEM.
+ * or a dma-buf that ion did not export, -ENOMEM, -EOVERFLOW as
+ * ion_import_fd().
  */
 struct ion_handle *ion_import_dma_buf(struct ion_client *client,
 				      struct dma_buf *dmabuf)
 {
 	struct ion_core_buffer *buffer;
-	int id;
+	struct ion_handle_tag tag;
 
 	if (IS_ERR_OR_NULL(client) || IS_ERR_OR_NULL(dmabuf))
 		return ERR_PTR(-EINVAL);
@@ -224,7 +228,7 @@ struct ion_handle *ion_import_dma_buf(struct ion_client *client,
 	if (!buffer)
 		return ERR_PTR(-EINVAL);
 	get_dma_buf(dmabuf);
-	return ion_kapi_result(ion_handle_add(client, buffer, &id));
+	return ion_kapi_result(ion_handle_add(client, buffer, &tag));
 }
 EXPORT_SYMBOL_NS_GPL(ion_import_dma_buf, ION);
 

@@ -306,13 +306,14 @@ static inline void ion_owner_put(struct ion_owner *owner)
  * @owner:	its unique name: "<comm>-<tgid>" or the driver's name, with
  *		"-<n>" appended when taken
  * @debugfs:	the client's file in clients/
- * @lock:	protects @handles, @next_id, @by_buffer, @heap_stats,
- *		@handle_count, @bytes and the count and kernel mappings of
- *		every handle
+ * @lock:	protects @handles, @next_id, @serials, @by_buffer,
+ *		@heap_stats, @handle_count, @bytes and the count and kernel
+ *		mappings of every handle
  * @handles:	handle id -> &struct ion_handle, ids from 1; its xa_lock is
  *		also held to change it and @heap_stats, @handle_count and
  *		@bytes, so debugfs reads all of them under that spinlock
  * @next_id:	where the cyclic search for a free handle id starts
+ * @serials:	handles the client ever made (each one's &ion_handle.serial)
  * @by_buffer:	&struct ion_handle by buffer, so a client never holds two
  *		handles to one buffer
  * @handle_count: entries in @handles
@@ -335,6 +336,7 @@ struct ion_client {
 	struct mutex lock;		/* handles and their counts */
 	struct xarray handles;
 	u32 next_id;
+	u64 serials;
 	struct rb_root by_buffer;
 	unsigned int handle_count;
 	u64 bytes;
@@ -348,6 +350,8 @@ struct ion_client {
  * @client:	 the client holding it
  * @buffer:	 the buffer; the handle holds one reference to its dma-buf
  * @id:		 the id user space sees, > 0
+ * @serial:	 unique in its client, unlike @id (cyclic, reused after a
+ *		 wrap): tells a handle from a later one with its id
  * @node:	 entry in &ion_client.by_buffer
  * @kmap_count:	 ion_map_kernel() calls not yet undone
  * @sgt:	 the handle's own copy of the buffer's sg table
@@ -362,6 +366,7 @@ struct ion_handle {
 	struct ion_client *client;
 	struct ion_core_buffer *buffer;
 	int id;
+	u64 serial;
 	struct rb_node node;
 	unsigned int kmap_count;
 	struct sg_table *sgt;
@@ -426,22 +431,40 @@ void ion_dmabuf_drop_tables(struct ion_core_buffer *buffer);
 /* ion_dmabuf_mmap.c: dma_buf_ops.mmap (ion_dmabuf.c) */
 int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma);
 
+/*
+ * ION_IOC_IMPORT (and the kernel API's imports) raise a client's handle to
+ * a buffer it holds at most to this count: beyond, -EOVERFLOW.
+ */
+#define ION_HANDLE_MAX_COUNT	65536
+
+/**
+ * struct ion_handle_tag - a handle as its creator saw it, under the lock
+ * @id:	    &ion_handle.id, for user space
+ * @serial: &ion_handle.serial, to find that very handle again by @id
+ */
+struct ion_handle_tag {
+	int id;
+	u64 serial;
+};
+
 /* ion_client.c */
 struct ion_client *ion_client_get_user(struct ion_device *dev);
 struct ion_client *ion_client_new(struct ion_device *dev,
 				  unsigned int heap_mask, const char *name);
 void ion_client_put(struct ion_client *client);
 struct ion_handle *ion_handle_add(struct ion_client *client,
-				  struct ion_core_buffer *buffer, int *id);
+				  struct ion_core_buffer *buffer,
+				  struct ion_handle_tag *tag);
 struct ion_handle *ion_handle_find(struct ion_client *client, int id);
 struct sg_table *ion_handle_sg_table(struct ion_handle *handle);
 void ion_handle_put(struct ion_handle *handle);
 struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 				    unsigned long align,
 				    unsigned int heap_mask,
-				    unsigned int flags, int *id);
+				    unsigned int flags,
+				    struct ion_handle_tag *tag);
 struct ion_handle *ion_client_import(struct ion_client *client, int fd,
-				     int *id);
+				     struct ion_handle_tag *tag);
 
 /* ion_heap_nodes.c */
 int ion_heap_nodes_init(void);

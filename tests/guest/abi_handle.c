@@ -2,7 +2,11 @@
 /*
  * The handle ABI (Linux 3.10-4.11) end to end on every heap:
  * ALLOC_LEGACY, MAP, SHARE, IMPORT, SYNC, FREE, CUSTOM, and the
- * one-client-per-process rule (two opens of /dev/ion are one client).
+ * one-client-per-process rule (two opens of /dev/ion are one client),
+ * and the cap on a handle's count: IMPORT raises it up to 65536
+ * (ION_HANDLE_MAX_COUNT), one more is EOVERFLOW (not a saturated count,
+ * which the kernel warns about and leaks), a FREE makes room again, and
+ * 65536 FREEs drop the handle.
  */
 #include "ion_test_util.h"
 
@@ -158,6 +162,38 @@ static void one_client_cases(int ion1)
 		it_free(ion1, h);
 }
 
+#define HANDLE_MAX_COUNT	65536
+
+static void import_cap_case(int ion)
+{
+	ion_user_handle_t h = 0, h2 = 0;
+	int ret, fd, i, bad = 0;
+
+	ret = it_alloc_handle(ion, 4096, 0, ION_HEAP_SYSTEM_MASK, 0, &h);
+	fd = ret ? ret : it_share(ion, h);
+	if (!tap_ok(fd >= 0, "import cap: ALLOC_LEGACY and SHARE"))
+		return;
+	for (i = 1; i < HANDLE_MAX_COUNT; i++)
+		if (it_import(ion, fd, &h2) || h2 != h)
+			bad++;
+	ret = it_import(ion, fd, &h2);
+	tap_diag("import cap: %d of %d IMPORTs failed, then %d", bad,
+		 HANDLE_MAX_COUNT - 1, ret);
+	tap_ok(!bad && ret == -EOVERFLOW,
+	       "import cap: IMPORT raises a handle to %d counts, one more is EOVERFLOW",
+	       HANDLE_MAX_COUNT);
+	it_expect(it_free(ion, h), 0, "import cap: FREE at the cap");
+	tap_ok(!it_import(ion, fd, &h2) && h2 == h,
+	       "import cap: after a FREE, IMPORT succeeds again");
+	close(fd);
+	for (i = 0, bad = 0; i < HANDLE_MAX_COUNT; i++)
+		if (it_free(ion, h))
+			bad++;
+	tap_ok(!bad && it_free(ion, h) == -EINVAL,
+	       "import cap: %d FREEs drop the handle, the next is EINVAL",
+	       HANDLE_MAX_COUNT);
+}
+
 int main(void)
 {
 	const struct it_heap *heap;
@@ -177,6 +213,7 @@ int main(void)
 			align_case(ion, heap);
 	}
 	one_client_cases(ion);
+	import_cap_case(ion);
 	{
 		struct ion_custom_data cd = { .cmd = 0, .arg = 0 };
 

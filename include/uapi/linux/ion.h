@@ -182,10 +182,11 @@ struct ion_custom_data {
 /*
  * ION_IOC_ALLOC_LEGACY - allocate a buffer, get a handle (handle ABI);
  * also named ION_IOC_ALLOC (see the top).  Errors as ION_IOC_NEW_ALLOC, and
- *   -EINVAL  align is above PAGE_SIZE and not a power of two (up to
- *	      PAGE_SIZE it is ignored), or no heap in the mask can honour it
- *	      (a heap that cannot passes the request on to the next; -ENOMEM
- *	      wins if one of them ran out of memory)
+ *   -EINVAL  no heap in the mask can honour align (up to PAGE_SIZE it is
+ *	      ignored, above it rounded up to a power of two, as the
+ *	      kernels of this ABI gave; a heap that cannot passes the
+ *	      request on to the next; -ENOMEM wins if one of them ran out
+ *	      of memory)
  */
 #define ION_IOC_ALLOC_LEGACY	_IOWR(ION_IOC_MAGIC, 0, \
 				      struct ion_allocation_data_legacy)
@@ -210,9 +211,11 @@ struct ion_custom_data {
 /*
  * ION_IOC_IMPORT - a handle for a dma-buf fd that ion exported.  A client
  * that already holds the buffer gets the same handle back with its count
- * raised (so it must be freed once more).
- *   -EBADF   fd is negative or not open
- *   -EINVAL  fd is not a dma-buf, or a dma-buf that ion did not export
+ * raised (so it must be freed once more), up to 65536.
+ *   -EBADF     fd is negative or not open
+ *   -EINVAL    fd is not a dma-buf, or a dma-buf that ion did not export
+ *   -EOVERFLOW the client's handle to that buffer has 65536 counts already
+ *	        (FREE it first)
  */
 #define ION_IOC_IMPORT		_IOWR(ION_IOC_MAGIC, 5, struct ion_fd_data)
 

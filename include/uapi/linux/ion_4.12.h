@@ -87,6 +87,8 @@ struct ion_heap_query {
  *   -EINVAL  len is 0 or overflows when page aligned (unknown flag bits,
  *	      fd and unused are ignored, as the kernels of this ABI did)
  *   -ENOMEM  no heap in the mask could satisfy the request
+ *   -EDQUOT  every heap in the mask refused for the caller's quota, none
+ *	      for memory (Documentation/ion.rst, "Quotas")
  *   -EMFILE  no free fd
  */
 #define ION_IOC_NEW_ALLOC	_IOWR(ION_IOC_MAGIC, 0, \
