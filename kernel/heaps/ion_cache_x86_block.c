@@ -129,7 +129,7 @@ struct ion_block {
 	bool charged;
 };
 
-/**
+/*
  * struct ion_blocks - every uncached block
  * @lock:   protects @room, @empty, @nempty and every block's bitmaps,
  *	    @nused and list position; never held across a conversion or an
