@@ -26,7 +26,8 @@ struct seq_file;
  *		  bus_dma_limit, the smaller; U64_MAX when @translated
  * @max_seg:	  dma_get_max_seg_size()
  * @seg_boundary: dma_get_seg_boundary()
- * @translated:	  its DMA goes through an IOMMU (device_iommu_mapped())
+ * @translated:	  its DMA goes through an IOMMU (device_iommu_mapped(),
+ *		  and not DMA-direct: no passthrough domain)
  * @coherent:	  dev_is_dma_coherent()
  */
 struct ion_auto_dev {
@@ -136,6 +137,7 @@ int ion_auto_alloc_chunks(struct ion_buffer *buffer,
 void ion_auto_put_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_free_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_chunks_show(struct seq_file *s);
+unsigned long ion_auto_pooled(void);
 int ion_auto_chunks_init(void);
 void ion_auto_chunks_exit(void);
 

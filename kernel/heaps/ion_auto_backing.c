@@ -17,6 +17,7 @@
 #include "ion_heap.h"
 #include "ion_auto.h"
 #include "ion_cache.h"
+#include "ion_heaps.h"
 
 /**
  * DOC: auto heap backing
@@ -27,7 +28,8 @@
  * - No device attached (a CPU-first buffer): scattered chunks, as the
  *   system heap's (orders 8, 4, 0, zeroed), from the auto heap's pools
  *   first (ion_auto_chunks.c).
- * - Only devices behind an IOMMU (device_iommu_mapped()): the same
+ * - Only devices behind an IOMMU (device_iommu_mapped(), not in a
+ *   passthrough domain, which uses DMA-direct): the same
  *   scattered chunks.  Their DMA mask bounds IOVAs, not physical
  *   addresses, and the IOMMU maps a scattered table as one range.
  * - At least one device without an IOMMU (a direct device): one
@@ -62,7 +64,9 @@
  * fails with the error of the choice.
  *
  * Errors of the first use: -ENOMEM when no memory of the chosen kind is
- * left (contiguous and scattered both failed below the limit), -ERANGE
+ * left (contiguous and scattered both failed below the limit) or when
+ * the backing would leave less than the reserve every heap keeps for the
+ * system (ion_heap_leaves_reserve(): 1/16 of RAM), -ERANGE
  * when memory was found but lies beyond a direct device's limit, -EINTR
  * on a fatal signal.  The buffer then stays waiting, and
  * &ion_auto_buffer.why says which constraint failed (debugfs).
@@ -153,8 +157,9 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 
 	if (IS_ERR_OR_NULL(dev))
 		return -ENOMEM;
+	/* No OOM killer, even for the small orders the allocator retries. */
 	page = dma_alloc_pages(dev, buffer->size, &ab->dma, DMA_BIDIRECTIONAL,
-			       GFP_KERNEL | __GFP_NOWARN);
+			       GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!page)
 		return -ENOMEM;
 	ret = sg_alloc_table(&ab->sgt, 1, GFP_KERNEL);
@@ -265,6 +270,13 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 	bool pool = cached || !from;	/* ion_auto_chunks.c, DOC */
 	int ret;
 
+	/* The reserve every heap leaves the system, as at allocation. */
+	if (!ion_heap_leaves_reserve(buffer->size >> PAGE_SHIFT,
+				     ion_auto_pooled)) {
+		ab->why = "would eat the memory reserve (1/16 of RAM)";
+		ret = -ENOMEM;
+		goto err_waiting;
+	}
 	if (direct) {
 		ret = ion_auto_back_direct(buffer, ab, pool);
 	} else {

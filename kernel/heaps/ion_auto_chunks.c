@@ -255,6 +255,19 @@ void ion_auto_chunks_show(struct seq_file *s)
 }
 
 /**
+ * ion_auto_pooled() - pages the auto heap's pools hold
+ *
+ * For ion_heap_leaves_reserve().
+ *
+ * Context: Any context; the value may be stale.
+ * Return: the pages of the pools' clean chunks.
+ */
+unsigned long ion_auto_pooled(void)
+{
+	return ion_auto_pools ? ion_chunk_pool_pages(ion_auto_pools) : 0;
+}
+
+/**
  * ion_auto_chunks_init() - create the auto heap's pools
  *
  * Context: Process context (module init).

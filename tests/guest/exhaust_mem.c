@@ -12,6 +12,9 @@
  *    through the handle ABI until one fails: ENOMEM while MemAvailable
  *    still has 1/32 of RAM (the heaps keep 1/16 of RAM for the rest of
  *    the system, as the system heap does);
+ *  - the auto heap, 4 MiB buffers each used once (DMA_BUF_IOCTL_SYNC
+ *    START backs it) and held until one fails: ENOMEM with the same 1/32
+ *    left (its backing leaves the same reserve);
  *  - then: the test process (and its children) survived, the kernel log
  *    has no "Out of memory" / "Killed process" line and oom_kill in
  *    /proc/vmstat did not move, everything is freed and a normal
@@ -33,6 +36,8 @@
 #define BLOCK		(1ULL << 20)
 #define MAX_BLOCKS	4096
 #define HANG_S		240
+/* child()'s @legacy: the fd ABI, each buffer then used once (backed). */
+#define FIRST_USE	2
 
 struct report {
 	int ok_count;		/* allocations that succeeded */
@@ -42,7 +47,11 @@ struct report {
 	long long avail;	/* MemAvailable right after the failure, bytes */
 };
 
-/* Allocate @len (once or, when @hold, until failure) in a child. */
+/*
+ * Allocate @len (once or, when @hold, until failure) in a child, through
+ * the handle ABI (@legacy 1), the fd ABI (0), or the fd ABI with a first
+ * use of each buffer (FIRST_USE).
+ */
 static void child(int out, unsigned long long len, unsigned int mask,
 		  int legacy, int hold)
 {
@@ -54,7 +63,11 @@ static void child(int out, unsigned long long len, unsigned int mask,
 	alarm(HANG_S);
 	for (i = 0; i < (hold ? max : 1); i++) {
 		t = it_now_ms();
-		ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0, legacy);
+		ret = ion < 0 ? ion : it_alloc_abi(ion, len, mask, 0,
+						   legacy == 1);
+		if (ret >= 0 && legacy == FIRST_USE)
+			ret = it_sync(ret, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_RW);
 		if (ret < 0) {
 			r.err = -ret;
 			r.fail_ms = it_now_ms() - t;
@@ -197,6 +210,11 @@ int main(void)
 		run_min(name, BLOCK, 1U << hs.h[i].heap_id, 1, 1,
 			(long long)total / 32);
 	}
+	/* 4 MiB: the fds stay within RLIMIT_NOFILE (1024). */
+	if (it_heap_find(&hs, ION_AUTO_HEAP_NAME))
+		run_min("ion_auto_heap: 4 MiB used once, until failure, ALLOC",
+			4 * BLOCK, ION_HEAP_AUTO_MASK, FIRST_USE, 1,
+			(long long)total / 32);
 
 	/* The system is usable afterwards. */
 	fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);
