@@ -135,7 +135,12 @@ static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
 {
 	d->dev = get_device(dev);
 	d->count = 1;
-	d->translated = device_iommu_mapped(dev);
+	/*
+	 * An IOMMU group alone is not translation: a passthrough (identity)
+	 * domain's device uses DMA-direct, its mask and all.
+	 */
+	d->translated = device_iommu_mapped(dev) &&
+			(get_dma_ops(dev) || use_dma_iommu(dev));
 	d->coherent = dev_is_dma_coherent(dev);
 	d->max_seg = dma_get_max_seg_size(dev);
 	d->seg_boundary = dma_get_seg_boundary(dev);
