@@ -72,9 +72,8 @@
  * A task whose pages are charged gets no helper kworkers (ion_parallel.c),
  * whose pages would be charged to no one.  Kernels before 6.8 cannot file
  * a page under a chosen cgroup in a list_lru (ion_compat.h): there a
- * charged chunk is never pooled, it goes back to the buddy allocator when
- * its buffer is freed, and a task in a cgroup pays a cold allocation
- * every time.
+ * charged chunk is never pooled but freed with its buffer: a task in a
+ * cgroup pays a cold allocation every time.
  */
 
 static bool memcg_charge = true;
@@ -307,9 +306,9 @@ void ion_memcg_pool_destroy(struct ion_memcg_pool *mp)
 }
 
 /*
- * Make sure @memcg has its lists in @lru: list_lru_add() needs them, and
- * only the slab allocator creates them, for the cgroup an accounted
- * object of an lru-aware allocation is charged to (and its ancestors).
+ * Make sure @memcg has its lists in @lru: list_lru_add() needs them (6.12
+ * oopses without), and only the slab allocator creates them, for the
+ * cgroup an accounted lru-aware allocation is charged to (and ancestors).
  */
 static int ion_memcg_lru_prepare(struct list_lru *lru,
 				 struct mem_cgroup *memcg)
@@ -329,7 +328,8 @@ static int ion_memcg_lru_prepare(struct list_lru *lru,
 	if (!obj)
 		return -ENOMEM;
 	kmem_cache_free(ion_memcg_lru_cache, obj);
-	return 0;
+	/* Offlining moves objcg, then kmemcg_id: maybe the parent's only. */
+	return xa_load(&lru->xa, READ_ONCE(memcg->kmemcg_id)) ? 0 : -ENOMEM;
 }
 
 /**
