@@ -100,12 +100,15 @@ static unsigned int ion_sg_piece(phys_addr_t phys, unsigned int left,
  * Copy @src into @dst (or only count the entries when @dst is NULL),
  * splitting chunks into segments @dev can take: DMA-API debugging calls a
  * longer one, or one across the segment boundary, a bug of whoever built
- * the list (and an importer without dma_parms takes 64 KiB).
+ * the list (and an importer without dma_parms takes 64 KiB); nor may one
+ * exceed what the device's DMA path maps at once (swiotlb bounces at most
+ * 256 KiB: with swiotlb=force a 1 MiB segment failed with -EIO).
  */
 static int ion_sg_table_split(const struct sg_table *src,
 			      struct sg_table *dst, struct device *dev)
 {
-	unsigned int max = dma_get_max_seg_size(dev);
+	unsigned int max = min_t(size_t, dma_get_max_seg_size(dev),
+				 dma_max_mapping_size(dev));
 	unsigned long boundary = dma_get_seg_boundary(dev);
 	struct scatterlist *s, *d = dst ? dst->sgl : NULL;
 	unsigned int i, left, len;

@@ -19,7 +19,9 @@
  * every mapping for edu is then bounced, so the round trips check that
  * ion's map, unmap and CPU-access syncs copy the data to and from the
  * bounce buffers, for uncached buffers as well, and swiotlb's high-water
- * mark shows that the bouncing happened.
+ * mark shows that the bouncing happened.  There a 1 MiB contiguous buffer
+ * maps for ion_test's probe device (whose segments may be 4 GiB) in
+ * segments swiotlb can bounce (256 KiB each, dma_max_mapping_size()).
  *
  * arm64: QEMU's virt describes edu (like every PCI device) dma-coherent,
  * so the round trips run a second time with ion_test's edu_noncoherent=1,
@@ -361,6 +363,30 @@ static void swiotlb_case(void)
 	free(hiwater);
 }
 
+/* A 1 MiB system-contig buffer maps for the probe device, bounced. */
+static void swiotlb_seg_case(int ion, int tfd, const struct it_heaps *hs)
+{
+	struct ion_test_import imp = { 0 };
+	int buf, ret;
+
+	if (!bounced || !it_heap_find(hs, ION_SYSTEM_CONTIG_HEAP_NAME)) {
+		tap_skip("a 1 MiB contiguous buffer maps under swiotlb=force",
+			 bounced ? "no system-contig heap" : "not bounced");
+		return;
+	}
+	buf = it_alloc_fd(ion, 1 << 20, ION_HEAP_SYSTEM_CONTIG_MASK,
+			  ION_FLAG_CACHED);
+	ret = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_PROBE, &imp);
+	tap_diag("1 MiB contiguous for the probe device: %d, dma_err %d, %u segments",
+		 ret, imp.dma_err, imp.dma_segs);
+	tap_ok(!ret && !imp.dma_err && imp.dma_segs >= 4,
+	       "swiotlb=force: a 1 MiB contiguous buffer maps in segments swiotlb can bounce");
+	if (!ret)
+		ht_release(tfd, imp.slot);
+	if (buf >= 0)
+		close(buf);
+}
+
 int main(void)
 {
 	struct ion_test_info info;
@@ -384,6 +410,7 @@ int main(void)
 	all_round_trips(ion, tfd, &info, &hs, "", 1);
 	if (info.has_edu)
 		swiotlb_case();
+	swiotlb_seg_case(ion, tfd, &hs);
 #ifdef __aarch64__
 	/*
 	 * QEMU's virt offers no non-coherent DMA device: make edu one.  Not
