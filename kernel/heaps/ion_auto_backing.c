@@ -3,6 +3,7 @@
  * ion: the auto heap's backing - the constraints of the attached devices
  * collated at first use, and memory that meets them.
  */
+#include <linux/cc_platform.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
@@ -155,7 +156,11 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	struct page *page;
 	int ret;
 
-	if (IS_ERR_OR_NULL(dev))
+	/*
+	 * A confidential guest's dma-direct gives pages shared with the host
+	 * (decrypted), which ion maps encrypted: chunks, bounced, instead.
+	 */
+	if (IS_ERR_OR_NULL(dev) || cc_platform_has(CC_ATTR_MEM_ENCRYPT))
 		return -ENOMEM;
 	/* No OOM killer, even for the small orders the allocator retries. */
 	page = dma_alloc_pages(dev, buffer->size, &ab->dma, DMA_BIDIRECTIONAL,
