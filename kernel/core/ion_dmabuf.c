@@ -107,8 +107,10 @@ static unsigned int ion_sg_piece(phys_addr_t phys, unsigned int left,
 static int ion_sg_table_split(const struct sg_table *src,
 			      struct sg_table *dst, struct device *dev)
 {
+	/* dma_max_mapping_size() reads the mask: a device may have none. */
 	unsigned int max = min_t(size_t, dma_get_max_seg_size(dev),
-				 dma_max_mapping_size(dev));
+				 dev->dma_mask ? dma_max_mapping_size(dev) :
+						 SIZE_MAX);
 	unsigned long boundary = dma_get_seg_boundary(dev);
 	struct scatterlist *s, *d = dst ? dst->sgl : NULL;
 	unsigned int i, left, len;
