@@ -180,9 +180,10 @@ static inline bool ion_vma_is_cow(const struct vm_area_struct *vma)
  * up from that PTE, finds none and WARNs (get_pat_info()).  6.16 keeps
  * the tracked range instead (pfnmap_track()).  So on the older kernels
  * the page table of the VMA's first page is allocated first, by
- * inserting the zero page's pfn there (read-only: another thread of the
- * process may store through it before the zap, and must not write the
- * zero page) and zapping it again, which leaves the table; when that
+ * inserting the zero page's pfn there (read-only, the VMA's protections
+ * but write, encryption bit and all: another thread of the process may
+ * store through it before the zap, and must not write the zero page) and
+ * zapping it again, which leaves the table; when that
  * allocation fails, the mmap fails here, cleanly.
  * Seen under failslab on the debug kernel, whose lockdep makes each page
  * table's lock a slab allocation.  A private writable VMA is left alone:
@@ -195,8 +196,8 @@ static inline int ion_pfnmap_prepare(struct vm_area_struct *vma)
 	if (ion_vma_is_cow(vma))
 		return 0;
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	if (vmf_insert_pfn_prot(vma, vma->vm_start,
-				page_to_pfn(ZERO_PAGE(0)), PAGE_READONLY) !=
+	if (vmf_insert_pfn_prot(vma, vma->vm_start, page_to_pfn(ZERO_PAGE(0)),
+				vm_get_page_prot(vma->vm_flags & ~VM_WRITE)) !=
 	    VM_FAULT_NOPAGE)
 		return -ENOMEM;
 	zap_vma_ptes(vma, vma->vm_start, PAGE_SIZE);
