@@ -275,9 +275,9 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 	bool pool = cached || !from;	/* ion_auto_chunks.c, DOC */
 	int ret;
 
-	/* The reserve every heap leaves the system, as at allocation. */
+	/* The reserve every heap leaves; pools count where chunks are taken. */
 	if (!ion_heap_leaves_reserve(buffer->size >> PAGE_SHIFT,
-				     ion_auto_pooled)) {
+				     pool && !direct ? ion_auto_pooled : NULL)) {
 		ab->why = "would eat the memory reserve (1/16 of RAM)";
 		ret = -ENOMEM;
 		goto err_waiting;
