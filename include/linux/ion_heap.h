@@ -124,7 +124,8 @@ bool ion_buffer_is_one_chunk(const struct ion_buffer *buffer);
  * @custom_ioctl:    optional.  ION_IOC_CUSTOM for this heap: @arg is the
  *		     caller's, usually a user pointer.  Called without the
  *		     core's locks (its page faults may stall), the heap
- *		     pinned as by a buffer; -ENOTTY passes the command on.
+ *		     pinned as by a buffer, so possibly after the heap's
+ *		     removal; -ENOTTY passes the command on.
  * @debug_show:	     optional.  Extra "key: value" lines for the heap's
  *		     debugfs file; must not sleep on allocation paths.
  * @debug_buffer:    optional.  The heap's state of @buffer as one line of

@@ -228,8 +228,10 @@ EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
  * freed.  Each buffer pins @heap->owner, so a module calling this from
  * its exit never has live buffers; a module removing its heap earlier
  * (a device going away) must keep the heap's memory until its exit.  The
- * core's state of the heap goes with the last buffer; until then the
- * heap cannot be added again.
+ * same holds for a custom_ioctl op that was running (ION_IOC_CUSTOM
+ * calls it without the heap lock, the heap pinned as by a buffer): it may
+ * still run after this returns.  The core's state of the heap goes with
+ * the last buffer (or op); until then the heap cannot be added again.
  *
  * Context: Process context; sleeps.
  */
@@ -365,9 +367,11 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 	long ret = -ENOTTY;
 
 	while (ret == -ENOTTY && (heap = ion_heap_custom_next(dev, &below))) {
+		struct module *owner = heap->owner;
+
 		ret = heap->ops->custom_ioctl(heap, cmd, arg);
 		ion_heap_core_put(dev, heap);
-		module_put(heap->owner);
+		module_put(owner);
 	}
 	return ret;
 }
