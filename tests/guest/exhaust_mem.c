@@ -12,7 +12,7 @@
  *    through the handle ABI until one fails: ENOMEM while MemAvailable
  *    still has 1/32 of RAM (the heaps keep 1/16 of RAM for the rest of
  *    the system, as the system heap does);
- *  - the auto heap, 4 MiB buffers each used once (DMA_BUF_IOCTL_SYNC
+ *  - the auto heap, buffers of RAM / 512 (4 MiB in 2 GiB) each used once (DMA_BUF_IOCTL_SYNC
  *    START backs it) and held until one fails: ENOMEM with the same 1/32
  *    left (its backing leaves the same reserve);
  *  - then: the test process (and its children) survived, the kernel log
@@ -171,7 +171,7 @@ int main(void)
 {
 	struct it_heaps hs;
 	struct sysinfo si;
-	unsigned long long total;
+	unsigned long long total, len;
 	int ion = it_setup(&hs), fd;
 	unsigned int i;
 	char name[128];
@@ -210,11 +210,14 @@ int main(void)
 		run_min(name, BLOCK, 1U << hs.h[i].heap_id, 1, 1,
 			(long long)total / 32);
 	}
-	/* 4 MiB: the fds stay within RLIMIT_NOFILE (1024). */
-	if (it_heap_find(&hs, ION_AUTO_HEAP_NAME))
-		run_min("ion_auto_heap: 4 MiB used once, until failure, ALLOC",
-			4 * BLOCK, ION_HEAP_AUTO_MASK, FIRST_USE, 1,
+	/* RAM in at most 512 buffers: the fds stay within RLIMIT_NOFILE. */
+	if (it_heap_find(&hs, ION_AUTO_HEAP_NAME)) {
+		len = (total / 512 + 4 * BLOCK - 1) / (4 * BLOCK) * 4 * BLOCK;
+		snprintf(name, sizeof(name), "ion_auto_heap: %llu MiB used once, "
+			 "until failure, ALLOC", len >> 20);
+		run_min(name, len, ION_HEAP_AUTO_MASK, FIRST_USE, 1,
 			(long long)total / 32);
+	}
 
 	/* The system is usable afterwards. */
 	fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);

@@ -358,8 +358,9 @@ int main(void)
 	tap_ok(node >= 0, NODE " exists");
 	custom(ion);
 	allocate(ion, node);
-	custom_stall(ion);
 	remove_live(ion, node);
+	/* Last: it removes the heap, and with it @node's file. */
+	custom_stall(ion);
 	if (node >= 0)
 		close(node);
 	close(ion);
