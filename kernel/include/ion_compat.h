@@ -183,8 +183,8 @@ static inline bool ion_vma_is_cow(const struct vm_area_struct *vma)
  * inserting the zero page's pfn there (read-only, the VMA's protections
  * but write, encryption bit and all: another thread of the process may
  * store through it before the zap, and must not write the zero page) and
- * zapping it again, which leaves the table; when that
- * allocation fails, the mmap fails here, cleanly.
+ * zapping it again, which leaves the table; when that allocation fails,
+ * the mmap fails here, cleanly.
  * Seen under failslab on the debug kernel, whose lockdep makes each page
  * table's lock a slab allocation.  A private writable VMA is left alone:
  * the undo reads its pfn from vm_pgoff, and it cannot take single pfns.

@@ -12,9 +12,9 @@
  *    through the handle ABI until one fails: ENOMEM while MemAvailable
  *    still has 1/32 of RAM (the heaps keep 1/16 of RAM for the rest of
  *    the system, as the system heap does);
- *  - the auto heap, buffers of RAM / 512 (4 MiB in 2 GiB) each used once (DMA_BUF_IOCTL_SYNC
- *    START backs it) and held until one fails: ENOMEM with the same 1/32
- *    left (its backing leaves the same reserve);
+ *  - the auto heap, buffers of RAM / 512 (4 MiB in 2 GiB) each used once
+ *    (DMA_BUF_IOCTL_SYNC START backs it) and held until one fails: ENOMEM
+ *    with the same 1/32 left (its backing leaves the same reserve);
  *  - then: the test process (and its children) survived, the kernel log
  *    has no "Out of memory" / "Killed process" line and oom_kill in
  *    /proc/vmstat did not move, everything is freed and a normal
