@@ -88,7 +88,7 @@ bool ion_page_chunk_release(struct page *page, unsigned int order,
 		if (ion_cache_set_cached(&one))
 			return false;
 	}
-	__free_pages(page, order);
+	ion_cache_free_pages(page, order);
 	return true;
 }
 
@@ -117,5 +117,5 @@ void ion_page_chunk_release_or_leak(struct page *page, unsigned int order,
 		if (!ion_cache_restore_or_leak(&one, name))
 			return;
 	}
-	__free_pages(page, order);
+	ion_cache_free_pages(page, order);
 }

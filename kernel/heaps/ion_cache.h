@@ -25,9 +25,12 @@
 #ifndef _ION_CACHE_H
 #define _ION_CACHE_H
 
+#include <linux/gfp.h>
 #include <linux/kconfig.h>
 #include <linux/math.h>
 #include <linux/scatterlist.h>
+
+#include "ion_compat.h"
 
 struct gen_pool;
 struct page;
@@ -153,6 +156,18 @@ static inline void ion_cache_region_debug_show(struct ion_wc_region *r,
 {
 }
 #endif
+
+/*
+ * Free write-back pages (a chunk, or a whole block) to the buddy allocator.
+ * In a shrinker's scan they count as reclaim's progress here, where they
+ * really are freed: a chunk given back to a block that stays held frees
+ * nothing.  Outside reclaim the count is a no-op.
+ */
+static inline void ion_cache_free_pages(struct page *page, unsigned int order)
+{
+	__free_pages(page, order);
+	mm_account_reclaimed_pages(1UL << order);
+}
 
 bool ion_cache_restore_or_leak(struct sg_table *sgt, const char *name);
 void ion_cache_one_table(struct sg_table *one, struct scatterlist *sg,

@@ -190,7 +190,7 @@ static void ion_block_release(struct ion_block *blk)
 	} else {
 		atomic_long_inc(&ion_blocks.restored);
 		/* Uncharges a charged block's whole 2 MiB. */
-		__free_pages(blk->page, ION_BLOCK_ORDER);
+		ion_cache_free_pages(blk->page, ION_BLOCK_ORDER);
 	}
 	kfree(blk);
 }

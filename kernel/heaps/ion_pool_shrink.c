@@ -24,10 +24,12 @@
  * counts and frees that cgroup's charged chunks only.  Global reclaim
  * and drop_caches call it once per cgroup too, and for the root cgroup it
  * counts and frees the uncharged pools, the charged chunks reparented to
- * the root, and the layer above's chunks waiting to be zeroed.  The pages
- * it frees are reported to reclaim as progress
- * (mm_account_reclaimed_pages()), so that memory.reclaim and a cgroup's
- * limit see them.
+ * the root, and the layer above's chunks waiting to be zeroed.  Reclaim
+ * counts as its progress only pages that reach the buddy allocator
+ * (ion_cache_free_pages()): an x86 uncached chunk given back to a block
+ * that stays held frees nothing, though the shrinker returns it as an
+ * object freed.  Since 6.5 the kernel adds such pages to a global
+ * reclaim's progress only, not to a cgroup's.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
@@ -37,7 +39,6 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/shrinker.h>
-#include <linux/swap.h>
 
 #include "ion_cache.h"
 #include "ion_compat.h"
@@ -187,8 +188,6 @@ static unsigned long ion_page_pools_scan(struct shrinker *shrinker,
 	if (!freed)
 		return SHRINK_STOP;
 	sc->nr_scanned = freed;
-	/* Pages freed outside the LRUs: reclaim counts them as progress. */
-	mm_account_reclaimed_pages(freed);
 	atomic_long_inc(&pools->shrink_count);
 	atomic_long_add(freed, &pools->shrunk_pages);
 	return freed;

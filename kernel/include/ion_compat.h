@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -88,12 +89,15 @@ static inline bool ion_list_lru_add(struct list_lru *lru,
 #endif
 
 /*
- * 6.5 added mm_account_reclaimed_pages() for pages a shrinker frees
- * outside the slab allocator; before, such pages went uncounted.
+ * 6.5 added mm_account_reclaimed_pages() for pages freed outside the LRUs
+ * during reclaim; before, a shrinker added them to the reclaim state's
+ * reclaimed_slab itself, as the slab allocator did.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 static inline void mm_account_reclaimed_pages(unsigned long pages)
 {
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += pages;
 }
 #endif
 

@@ -22,6 +22,10 @@
  *   uncached buffer's dirty chunks go straight back to their block, the
  *   next buffer is cut from it and must read all zero (and a kept block
  *   after drop_caches likewise);
+ * - pooled chunks handed back to their blocks are no reclaim progress:
+ *   with every block kept (uncached_keep_blocks=64), 16 MiB of them
+ *   pooled, the root cgroup's memory.reclaim of 16M fails with EAGAIN,
+ *   unless free memory (MemFree and the per-CPU lists) rose by 8 MiB;
  * - the counters add up: blocks held = converted - restored - leaked, and
  *   none leaked;
  * - uncached system-contig buffers of at most 2 MiB are chunks of the
@@ -29,14 +33,19 @@
  *   uncached_block_chunks, and CONTIG_ROUNDS rounds of mixed sizes from
  *   4 KiB to 2 MiB grow DirectMap4k by at most 2 MiB with no split.
  */
+#include <sys/mount.h>
+#include <sys/stat.h>
+
 #include "heap_util.h"
 
+#define CG_ROOT		"/sys/fs/cgroup"
 #define PARAMS		"/sys/module/ion/parameters/"
 #define KEEP		"uncached_keep_blocks"
 #define ROUNDS		1000
 #define CONTIG_ROUNDS	300
 #define CONTIG_MASK	ION_HEAP_SYSTEM_CONTIG_MASK
 #define X86_PAGE_PWT	0x8ULL
+#define RECLAIM_MB	16
 
 /* A parameter's value as a string, into @buf; 0 or -errno. */
 static int param_get(const char *name, char *buf, size_t size)
@@ -212,6 +221,47 @@ static void counters_case(void)
 	       "the block counters add up, none leaked");
 }
 
+/*
+ * Reclaim counts only pages that reach the buddy allocator.  With every
+ * block kept, the shrinker hands pooled uncached chunks back to their
+ * blocks and frees nothing: the root cgroup's memory.reclaim of their size
+ * may then succeed only if free memory really rose by about as much.
+ */
+static void reclaim_case(int ion)
+{
+	long long pooled = -1, free0 = -1, free1, held0, held1;
+	char amount[16];
+	struct stat st;
+	int buf, ret;
+
+	snprintf(amount, sizeof(amount), "%dM", RECLAIM_MB);
+
+	ret = it_param_set(KEEP, "64");
+	if (!ret && stat(CG_ROOT "/cgroup.controllers", &st) &&
+	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
+		ret = -errno;
+	if (!ret)
+		ret = ht_drop_pools();
+	buf = ret ? ret : alloc_uncached(ion, RECLAIM_MB * MiB);
+	if (buf >= 0)
+		close(buf);
+	ret = buf < 0 ? buf : ht_wait_deferred();
+	held0 = ht_system_num("uncached_blocks");
+	if (!ret) {
+		pooled = ht_system_num("pool_bytes");
+		free0 = ht_free_bytes();
+		ret = ht_write_str(CG_ROOT "/memory.reclaim", amount, 0);
+	}
+	free1 = ht_free_bytes();
+	held1 = ht_system_num("uncached_blocks");
+	tap_diag("memory.reclaim of %d MiB: %d; pooled %lld bytes, free %lld -> %lld bytes, blocks held %lld -> %lld",
+		 RECLAIM_MB, ret, pooled, free0, free1, held0, held1);
+	tap_ok(pooled >= RECLAIM_MB * (long long)MiB && free0 >= 0 && free1 >= 0 &&
+	       (ret == -EAGAIN ||
+		(!ret && free1 - free0 >= RECLAIM_MB * (long long)MiB / 2)),
+	       "chunks handed back to kept blocks are no reclaim progress: memory.reclaim of their size fails, or frees as much");
+}
+
 /* Uncached system-contig buffers of at most 2 MiB come from blocks. */
 static void contig_case(int ion, int tfd)
 {
@@ -276,6 +326,7 @@ int main(void)
 	direct_map_case(ion);
 	restore_case(ion, tfd);
 	zero_case(ion);
+	reclaim_case(ion);
 	contig_case(ion, tfd);
 	counters_case();
 	if (it_param_set(KEEP, keep))
