@@ -25,6 +25,8 @@
  * Up to @n chunks charged to the caller's cgroup, onto @chunks.  When it
  * has none at its memory.max, its freed chunks may still be waiting for
  * the worker, charged to it but out of reach: they are pooled first.
+ * Where charged chunks are never pooled (ion_memcg_pools_enabled()) none
+ * of them waits either: no reason to wait for the worker.
  */
 static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 					   unsigned int order, bool cached,
@@ -34,7 +36,8 @@ static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 	unsigned long got;
 
 	got = ion_page_pools_get_charged(cp->pools, order, cached, n, chunks);
-	if (!got && ion_pool_zero_pending(cp->zero) &&
+	if (!got && ion_memcg_pools_enabled() &&
+	    ion_pool_zero_pending(cp->zero) &&
 	    ion_memcg_caller_at_limit(1UL << order)) {
 		ion_pool_zero_flush(cp->zero);
 		got = ion_page_pools_get_charged(cp->pools, order, cached, n,
