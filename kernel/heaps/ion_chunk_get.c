@@ -25,8 +25,8 @@
  * Up to @n chunks charged to the caller's cgroup, onto @chunks.  When it
  * has none at its memory.max, its freed chunks may still be waiting for
  * the worker, charged to it but out of reach: they are pooled first.
- * Where charged chunks are never pooled (ion_memcg_pools_enabled()) none
- * of them waits either: no reason to wait for the worker.
+ * Where charged chunks are never pooled (!ion_memcg_pools_enabled())
+ * none of them waits either: no reason to wait for the worker.
  */
 static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 					   unsigned int order, bool cached,

@@ -28,8 +28,9 @@
  * counts as its progress only pages that reach the buddy allocator
  * (ion_cache_free_pages()): an x86 uncached chunk given back to a block
  * that stays held frees nothing, though the shrinker returns it as an
- * object freed.  Since 6.5 the kernel adds such pages to a global
- * reclaim's progress only, not to a cgroup's.
+ * object freed.  Since 6.5 only reclaim of the whole system or of the
+ * root cgroup counts such pages, not a child cgroup's; before, every
+ * reclaim did.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>

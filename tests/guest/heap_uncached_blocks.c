@@ -24,8 +24,11 @@
  *   after drop_caches likewise);
  * - pooled chunks handed back to their blocks are no reclaim progress:
  *   with every block kept (uncached_keep_blocks=64), 16 MiB of them
- *   pooled, the root cgroup's memory.reclaim of 16M fails with EAGAIN,
- *   unless free memory (MemFree and the per-CPU lists) rose by 8 MiB;
+ *   pooled, the root cgroup's memory.reclaim of 16M takes them from the
+ *   pools and fails with EAGAIN, blocks held unchanged, unless free memory
+ *   (MemFree and the per-CPU lists) rose by 8 MiB; with none kept, the
+ *   blocks emptied are freed and count: memory.reclaim of 12M succeeds
+ *   with free memory up by 8 MiB (SKIP without memory.reclaim);
  * - the counters add up: blocks held = converted - restored - leaked, and
  *   none leaked;
  * - uncached system-contig buffers of at most 2 MiB are chunks of the
@@ -221,45 +224,79 @@ static void counters_case(void)
 	       "the block counters add up, none leaked");
 }
 
+struct reclaim_round {
+	long long pooled0, pooled1, free0, free1, held0, held1;
+	int ret;
+};
+
+/*
+ * With uncached_keep_blocks=@keep, pool @mb MiB of uncached chunks, then
+ * write @ask MiB to the root cgroup's memory.reclaim (its result in
+ * @r->ret); the pools, free memory and blocks held before and after.
+ */
+static void reclaim_round(int ion, const char *keep, int mb, int ask,
+			  struct reclaim_round *r)
+{
+	char amount[16];
+	int buf;
+
+	r->pooled0 = r->pooled1 = r->free0 = r->free1 = -1;
+	r->held0 = r->held1 = -1;
+	snprintf(amount, sizeof(amount), "%dM", ask);
+	r->ret = it_param_set(KEEP, keep);
+	if (!r->ret)
+		r->ret = ht_drop_pools();
+	buf = r->ret ? r->ret : alloc_uncached(ion, mb * MiB);
+	if (buf >= 0)
+		close(buf);
+	r->ret = buf < 0 ? buf : ht_wait_deferred();
+	if (r->ret)
+		return;
+	r->pooled0 = ht_system_num("pool_bytes");
+	r->held0 = ht_system_num("uncached_blocks");
+	r->free0 = ht_free_bytes();
+	r->ret = ht_write_str(CG_ROOT "/memory.reclaim", amount, 0);
+	r->free1 = ht_free_bytes();
+	r->pooled1 = ht_system_num("pool_bytes");
+	r->held1 = ht_system_num("uncached_blocks");
+	tap_diag("keep %s, memory.reclaim of %d MiB: %d; pooled %lld -> %lld, free %lld -> %lld bytes, blocks held %lld -> %lld",
+		 keep, ask, r->ret, r->pooled0, r->pooled1, r->free0, r->free1,
+		 r->held0, r->held1);
+}
+
 /*
  * Reclaim counts only pages that reach the buddy allocator.  With every
  * block kept, the shrinker hands pooled uncached chunks back to their
  * blocks and frees nothing: the root cgroup's memory.reclaim of their size
- * may then succeed only if free memory really rose by about as much.
+ * may then succeed only if free memory really rose by about as much.  With
+ * none kept, the blocks it empties are freed and count.
  */
 static void reclaim_case(int ion)
 {
-	long long pooled = -1, free0 = -1, free1, held0, held1;
-	char amount[16];
+	const long long want = RECLAIM_MB * (long long)MiB;
+	struct reclaim_round r;
 	struct stat st;
-	int buf, ret;
 
-	snprintf(amount, sizeof(amount), "%dM", RECLAIM_MB);
-
-	ret = it_param_set(KEEP, "64");
-	if (!ret && stat(CG_ROOT "/cgroup.controllers", &st) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		ret = -errno;
-	if (!ret)
-		ret = ht_drop_pools();
-	buf = ret ? ret : alloc_uncached(ion, RECLAIM_MB * MiB);
-	if (buf >= 0)
-		close(buf);
-	ret = buf < 0 ? buf : ht_wait_deferred();
-	held0 = ht_system_num("uncached_blocks");
-	if (!ret) {
-		pooled = ht_system_num("pool_bytes");
-		free0 = ht_free_bytes();
-		ret = ht_write_str(CG_ROOT "/memory.reclaim", amount, 0);
+	if (stat(CG_ROOT "/cgroup.controllers", &st))
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);
+	if (stat(CG_ROOT "/memory.reclaim", &st)) {
+		tap_skip("reclaim progress of pooled uncached chunks",
+			 "no memory.reclaim");
+		tap_skip("reclaim progress of emptied blocks",
+			 "no memory.reclaim");
+		return;
 	}
-	free1 = ht_free_bytes();
-	held1 = ht_system_num("uncached_blocks");
-	tap_diag("memory.reclaim of %d MiB: %d; pooled %lld bytes, free %lld -> %lld bytes, blocks held %lld -> %lld",
-		 RECLAIM_MB, ret, pooled, free0, free1, held0, held1);
-	tap_ok(pooled >= RECLAIM_MB * (long long)MiB && free0 >= 0 && free1 >= 0 &&
-	       (ret == -EAGAIN ||
-		(!ret && free1 - free0 >= RECLAIM_MB * (long long)MiB / 2)),
-	       "chunks handed back to kept blocks are no reclaim progress: memory.reclaim of their size fails, or frees as much");
+	reclaim_round(ion, "64", RECLAIM_MB, RECLAIM_MB, &r);
+	tap_ok(r.pooled0 >= want && r.pooled1 >= 0 &&
+	       r.pooled0 - r.pooled1 >= want && r.held1 == r.held0 &&
+	       r.free0 >= 0 && r.free1 >= 0 &&
+	       (r.ret == -EAGAIN || (!r.ret && r.free1 - r.free0 >= want / 2)),
+	       "chunks the shrinker hands back to kept blocks are no reclaim progress: memory.reclaim of their size fails, or frees as much");
+	reclaim_round(ion, "0", RECLAIM_MB, RECLAIM_MB * 3 / 4, &r);
+	tap_ok(!r.ret && r.held0 >= 0 && r.held1 >= 0 && r.held1 < r.held0 &&
+	       r.free0 >= 0 && r.free1 - r.free0 >= want / 2,
+	       "with no block kept, the blocks the shrinker empties are freed and count: memory.reclaim of %d MiB succeeds",
+	       RECLAIM_MB * 3 / 4);
 }
 
 /* Uncached system-contig buffers of at most 2 MiB come from blocks. */
