@@ -23,12 +23,14 @@ struct seq_file;
  * @dev:	  the device (a reference while listed)
  * @count:	  attachments of @dev to the buffer
  * @limit:	  highest physical address @dev reaches: its DMA mask and
- *		  bus_dma_limit, the smaller; U64_MAX when @translated
+ *		  bus_dma_limit, the smaller; U64_MAX when @any_backing
  * @max_seg:	  dma_get_max_seg_size()
  * @seg_boundary: dma_get_seg_boundary()
- * @translated:	  its DMA goes through an IOMMU (device_iommu_mapped(),
- *		  and not DMA-direct: no passthrough domain)
- * @coherent:	  dev_is_dma_coherent()
+ * @any_backing:  any backing will do: its DMA goes through an IOMMU
+ *		  (device_iommu_mapped(), and not DMA-direct: no passthrough
+ *		  domain), or it has no DMA mask, so the DMA API maps nothing
+ *		  for it (an importer for CPU access only)
+ * @coherent:	  dev_is_dma_coherent(); true without a DMA mask
  */
 struct ion_auto_dev {
 	struct list_head node;
@@ -37,7 +39,7 @@ struct ion_auto_dev {
 	u64 limit;
 	unsigned int max_seg;
 	unsigned long seg_boundary;
-	bool translated;
+	bool any_backing;
 	bool coherent;
 };
 
@@ -46,7 +48,7 @@ struct ion_auto_dev {
  * @ION_AUTO_WAITING:	nothing yet (no first use)
  * @ION_AUTO_SYSTEM:	scattered chunks, no device attached at first use
  * @ION_AUTO_SCATTERED: scattered chunks, every attached device can take
- *			them (translated, or every chunk within reach)
+ *			them (any backing, or every chunk within reach)
  * @ION_AUTO_CONTIG:	one contiguous range from the DMA API for the most
  *			constrained device without an IOMMU
  */

@@ -32,7 +32,9 @@
  * - Only devices behind an IOMMU (device_iommu_mapped(), not in a
  *   passthrough domain, which uses DMA-direct): the same
  *   scattered chunks.  Their DMA mask bounds IOVAs, not physical
- *   addresses, and the IOMMU maps a scattered table as one range.
+ *   addresses, and the IOMMU maps a scattered table as one range.  A
+ *   device with no DMA mask (an importer for CPU access only: the DMA
+ *   API maps nothing for it) counts the same: it constrains nothing.
  * - At least one device without an IOMMU (a direct device): one
  *   physically contiguous range, from dma_alloc_pages() below the limit
  *   of the most constrained direct device (the smallest of DMA mask and
@@ -100,7 +102,7 @@ static bool ion_auto_collate(struct ion_auto_buffer *ab)
 
 	ab->limit = U64_MAX;
 	list_for_each_entry(d, &ab->devs, node) {
-		if (d->translated)
+		if (d->any_backing)
 			continue;
 		direct = true;
 		ab->limit = min(ab->limit, d->limit);
@@ -126,8 +128,9 @@ static bool ion_auto_below(const struct ion_auto_buffer *ab, u64 limit)
  * @d:	 the device's constraints
  * @why: where to store the constraint that failed
  *
- * A device behind an IOMMU takes any backing; a direct one needs every
- * chunk within its limit and, by the rule of the DOC above, one range.
+ * A device behind an IOMMU, or without a DMA mask, takes any backing; a
+ * direct one needs every chunk within its limit and, by the rule of the
+ * DOC above, one range.
  *
  * Context: Any context; the buffer's lock held.
  * Return: true when @d can map the backing as it is.
@@ -135,7 +138,7 @@ static bool ion_auto_below(const struct ion_auto_buffer *ab, u64 limit)
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why)
 {
-	if (d->translated)
+	if (d->any_backing)
 		return true;
 	if (!ion_auto_below(ab, d->limit)) {
 		*why = "late attach: backing beyond the device's DMA mask";

@@ -137,14 +137,17 @@ static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
 	d->count = 1;
 	/*
 	 * An IOMMU group alone is not translation: a passthrough (identity)
-	 * domain's device uses DMA-direct, its mask and all.
+	 * domain's device uses DMA-direct, its mask and all.  A device with
+	 * no DMA mask never maps: it must not make the backing contiguous,
+	 * low, or come from the DMA API for it (which warns).
 	 */
-	d->translated = device_iommu_mapped(dev) &&
-			(get_dma_ops(dev) || use_dma_iommu(dev));
-	d->coherent = dev_is_dma_coherent(dev);
+	d->any_backing = !dev->dma_mask ||
+			 (device_iommu_mapped(dev) &&
+			  (get_dma_ops(dev) || use_dma_iommu(dev)));
+	d->coherent = !dev->dma_mask || dev_is_dma_coherent(dev);
 	d->max_seg = dma_get_max_seg_size(dev);
 	d->seg_boundary = dma_get_seg_boundary(dev);
-	d->limit = d->translated ? U64_MAX :
+	d->limit = d->any_backing ? U64_MAX :
 		   min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
 }
 
@@ -159,7 +162,7 @@ static void ion_auto_summarize(struct ion_auto_buffer *ab)
 		sum.noncoherent += !d->coherent;
 		if (!sum.max_seg || d->max_seg < sum.max_seg)
 			sum.max_seg = d->max_seg;
-		if (d->translated)
+		if (d->any_backing)
 			continue;
 		sum.direct++;
 		sum.limit = min(sum.limit, d->limit);

@@ -3,12 +3,14 @@
  * Core regression tests of the dma-buf side: a real importer (vgem, through
  * DRM PRIME) attaches to ion buffers of every heap, cached and uncached;
  * debugfs counts the attachment; CPU syncs work while it is mapped; an
- * imported buffer outlives its last fd and goes with the import.  Also
- * mmap bounds and handle id reuse.
+ * imported buffer outlives its last fd and goes with the import.  An
+ * importer with no DMA mask (ion_test's NOMASK mode: a root device, for
+ * CPU access only) attaches to a buffer of every heap, CPU syncs work with
+ * it attached, and it detaches.  Also mmap bounds and handle id reuse.
  */
 #include <sys/wait.h>
 
-#include "ion_test_util.h"
+#include "heap_util.h"
 #include "vgem_util.h"
 
 static void importer_case(int ion, int drm, const struct it_heap *h,
@@ -78,6 +80,53 @@ static void importer_cases(int ion, const struct it_heaps *hs)
 		close(drm);
 }
 
+/* An importer with no DMA mask attaches to, and detaches from, @h's buffer. */
+static void nomask_case(int ion, int tfd, const struct it_heap *h)
+{
+	const unsigned int rw = DMA_BUF_SYNC_RW;
+	struct ion_test_import imp = { 0 };
+	int buf, imported, ret;
+
+	buf = it_alloc_fd(ion, 16 * it_page(), 1U << h->id, ION_FLAG_CACHED);
+	imported = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_NOMASK,
+					     &imp);
+	ret = imported ? imported : imp.dma_err;
+	tap_ok(!ret && it_buffer_num(buf, h->name, "attachments") == 1,
+	       "%s: an importer with no DMA mask attaches (debugfs counts it)",
+	       h->name);
+	if (!ret)
+		ret = it_sync(buf, DMA_BUF_SYNC_START | rw);
+	if (!ret)
+		ret = it_sync(buf, DMA_BUF_SYNC_END | rw);
+	it_expect(ret, 0, "%s: CPU syncs with it attached", h->name);
+	if (!imported)
+		ret = ht_release(tfd, imp.slot);
+	tap_ok(!imported && !ret &&
+	       it_buffer_num(buf, h->name, "attachments") == 0,
+	       "%s: it detaches", h->name);
+	if (buf >= 0)
+		close(buf);
+}
+
+static void nomask_cases(int ion, const struct it_heaps *hs)
+{
+	int tfd = ht_test_open();
+	unsigned int i;
+
+	for (i = 0; i < IT_ARRAY_SIZE(it_known_heaps); i++) {
+		const struct it_heap *h = &it_known_heaps[i];
+
+		if (tfd < 0)
+			tap_skip(h->name, "no ion_test");
+		else if (!it_heap_find(hs, h->name))
+			tap_skip(h->name, "heap not registered");
+		else
+			nomask_case(ion, tfd, h);
+	}
+	if (tfd >= 0)
+		close(tfd);
+}
+
 static void mmap_bounds(int ion)
 {
 	size_t pg = it_page(), len = 4 * pg;
@@ -133,6 +182,7 @@ int main(void)
 	int ion = it_setup(&hs);
 
 	importer_cases(ion, &hs);
+	nomask_cases(ion, &hs);
 	mmap_bounds(ion);
 	handle_ids(ion);
 	close(ion);

@@ -15,6 +15,10 @@
  *   (ERANGE) or bounced;
  * - ion_test's probe device (64-bit mask) and edu attached together: the
  *   smaller mask wins;
+ * - an importer with no DMA mask (ion_test's NOMASK mode, for CPU access
+ *   only) is counted in debugfs but constrains nothing: no direct device,
+ *   no mask, and the first use (SYNC_START) backs the buffer with
+ *   scattered chunks, not one range below a default 32-bit mask;
  * - in the plain x86 boot the low 256 MiB are first filled with held
  *   system-heap buffers, 1 MiB then 64 KiB ones (until the page allocator
  *   gives one above edu's mask), so "below the mask" is a choice ion made,
@@ -165,6 +169,33 @@ out:
 }
 
 /* CPU first: system backing, zeroed; edu attaching late is refused. */
+/* An importer with no DMA mask maps nothing: it constrains nothing. */
+static void nomask_case(int ion, int tfd)
+{
+	const unsigned int rw = DMA_BUF_SYNC_RW;
+	struct ion_test_import imp = { 0 };
+	int buf, imported, ret;
+
+	buf = auto_alloc(ion, LEN, ION_FLAG_CACHED);
+	imported = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_NOMASK,
+					     &imp);
+	ret = imported ? imported : imp.dma_err;
+	tap_ok(!ret && detail_has(buf, "state=waiting",
+				  "devs=1 direct=0 mask=none", "", ""),
+	       "no-mask importer: attached and counted, no DMA constraint");
+	if (!ret)
+		ret = it_sync(buf, DMA_BUF_SYNC_START | rw);
+	tap_ok(!ret && detail_has(buf, "state=backed backing=scattered",
+				  "devs=1 direct=0 mask=none", "", ""),
+	       "no-mask importer: the first use backs it with scattered chunks");
+	if (!ret)
+		it_sync(buf, DMA_BUF_SYNC_END | rw);
+	if (!imported && ht_release(tfd, imp.slot))
+		tap_diag("could not release the no-mask import");
+	if (buf >= 0)
+		close(buf);
+}
+
 static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
 			   const char *cname, unsigned int flags)
 {
@@ -535,6 +566,7 @@ int main(void)
 	for (m = 0; m < IT_ARRAY_SIZE(ht_cache_modes); m++)
 		cpu_first_case(ion, tfd, &info, ht_cache_modes[m].name,
 			       ht_cache_modes[m].flags);
+	nomask_case(ion, tfd);
 	if (!info.has_edu) {
 		tap_skip("edu first", "no edu device");
 		goto out;

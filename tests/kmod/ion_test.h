@@ -67,6 +67,12 @@ struct ion_test_info {
  * (ION_TEST_IOC_EDU_COPY refuses it)
  */
 #define ION_TEST_MODE_PROBE	5
+/*
+ * dma-buf importer for CPU access only: a device with no DMA mask (the
+ * DMA API maps nothing for it) attaches and never maps; @dma_err is the
+ * attach's result
+ */
+#define ION_TEST_MODE_NOMASK	6
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument

@@ -215,6 +215,7 @@ static void ion_test_phys_range(struct ion_test_file *tf,
  * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
  * device attached first for PROBE_EDU.  PROBE: the probe device alone.
+ * NOMASK: the mask-less device attached alone, never mapped.
  */
 static int ion_test_import_dmabuf(struct ion_test_file *tf,
 				  struct ion_test_slot_data *s,
@@ -227,6 +228,13 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		return PTR_ERR(s->dmabuf);
 	s->size = s->dmabuf->size;
 	arg->phys_err = -EOPNOTSUPP;
+	if (s->mode == ION_TEST_MODE_NOMASK) {
+		s->probe = dma_buf_attach(s->dmabuf, ion_test_nomask_device());
+		arg->dma_err = PTR_ERR_OR_ZERO(s->probe);
+		if (IS_ERR(s->probe))
+			s->probe = NULL;
+		return 0;
+	}
 	if (s->mode == ION_TEST_MODE_PROBE) {
 		arg->dma_err = ion_test_attach(s, ion_test_probe_device());
 		return 0;
@@ -318,7 +326,7 @@ long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE)
+	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_NOMASK)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])

@@ -10,6 +10,7 @@
  * client, so debugfs shows the client exactly while the file is open.
  * Imports live in ion_test_import.c.
  */
+#include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -53,6 +54,23 @@ static struct platform_device *ion_test_probe_dev;
 struct device *ion_test_probe_device(void)
 {
 	return &ion_test_probe_dev->dev;
+}
+
+/* A root device: no bus, no DMA mask (dev->dma_mask NULL). */
+static struct device *ion_test_nomask_dev;
+
+/**
+ * ion_test_nomask_device() - a device with no DMA mask
+ *
+ * As an importer that only wants CPU access to a dma-buf: it may attach,
+ * the DMA API maps nothing for it.
+ *
+ * Context: Any context.
+ * Return: the device, for the life of the module.
+ */
+struct device *ion_test_nomask_device(void)
+{
+	return ion_test_nomask_dev;
 }
 
 /* Every open file, for ion_test_unmap_device(). */
@@ -195,9 +213,14 @@ static int __init ion_test_init(void)
 					   DMA_BIT_MASK(64));
 	if (ret)
 		goto err_unregister_probe;
+	ion_test_nomask_dev = root_device_register("ion_test_nomask");
+	if (IS_ERR(ion_test_nomask_dev)) {
+		ret = PTR_ERR(ion_test_nomask_dev);
+		goto err_unregister_probe;
+	}
 	ret = ion_test_edu_register();
 	if (ret)
-		goto err_unregister_probe;
+		goto err_unregister_nomask;
 	ret = misc_register(&ion_test_miscdev);
 	if (ret)
 		goto err_unregister_edu;
@@ -205,6 +228,8 @@ static int __init ion_test_init(void)
 
 err_unregister_edu:
 	ion_test_edu_unregister();
+err_unregister_nomask:
+	root_device_unregister(ion_test_nomask_dev);
 err_unregister_probe:
 	platform_device_unregister(ion_test_probe_dev);
 	ion_test_zero_exit();	/* zero_watch=PID at load */
@@ -216,6 +241,7 @@ static void __exit ion_test_exit(void)
 	misc_deregister(&ion_test_miscdev);
 	ion_test_zero_exit();
 	ion_test_edu_unregister();
+	root_device_unregister(ion_test_nomask_dev);
 	platform_device_unregister(ion_test_probe_dev);
 }
 

@@ -30,7 +30,8 @@ struct ion_handle;
  *		when @mapped is set
  * @dmabuf:	dma-buf mode: the reference from dma_buf_get()
  * @attach:	dma-buf mode: edu's attachment, or NULL
- * @probe:	PROBE_EDU mode: the probe device's attachment (never mapped)
+ * @probe:	PROBE_EDU mode: the probe device's attachment; NOMASK mode:
+ *		the mask-less device's (never mapped)
  * @dma_sgt:	the mapping for edu (&@copy or the attachment's), or NULL
  * @dma_dev:	the device @dma_sgt is mapped for (edu, or the probe
  *		device in PROBE mode), or NULL
@@ -92,6 +93,9 @@ long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg);
 
 /* ion_test_main.c: a device reaching all memory, for DMA mapping tests */
 struct device *ion_test_probe_device(void);
+
+/* ion_test_main.c: a device with no DMA mask, for CPU-only importers */
+struct device *ion_test_nomask_device(void);
 
 /* ion_test_main.c: every file's mappings for @dev undone (its remove) */
 void ion_test_unmap_device(struct device *dev);
