@@ -84,7 +84,7 @@
 #define ION_BLOCK_PAGES		BIT(ION_BLOCK_ORDER)
 
 static unsigned int uncached_keep_blocks = 1;
-static unsigned long ion_cache_blocks_trim(unsigned int keep);
+static void ion_cache_blocks_trim(unsigned int keep);
 
 /* Lowering it releases the kept blocks beyond it (the highest) at once. */
 static int ion_keep_blocks_set(const char *val, const struct kernel_param *kp)
@@ -362,6 +362,20 @@ struct page *ion_cache_uncached_chunk(unsigned int order, int nid,
 	return blk->page + off;
 }
 
+/* The highest kept empty block beyond the lowest @keep, unlisted, or NULL. */
+static struct ion_block *ion_blocks_pop_beyond(unsigned int keep)
+{
+	struct ion_block *blk;
+
+	lockdep_assert_held(&ion_blocks.lock);
+	if (ion_blocks.nempty <= keep)
+		return NULL;
+	blk = list_last_entry(&ion_blocks.empty, struct ion_block, node);
+	list_del(&blk->node);
+	ion_blocks.nempty--;
+	return blk;
+}
+
 /*
  * Keep the empty @blk (in address order); return the highest kept beyond
  * uncached_keep_blocks, maybe @blk, for release (DOC: the lowest serve all).
@@ -375,12 +389,8 @@ static struct ion_block *ion_block_keep(struct ion_block *blk)
 		if (page_to_pfn(pos->page) > page_to_pfn(blk->page))
 			break;
 	list_move_tail(&blk->node, &pos->node);
-	if (++ion_blocks.nempty <= READ_ONCE(uncached_keep_blocks))
-		return NULL;
-	pos = list_last_entry(&ion_blocks.empty, struct ion_block, node);
-	list_del(&pos->node);
-	ion_blocks.nempty--;
-	return pos;
+	ion_blocks.nempty++;
+	return ion_blocks_pop_beyond(READ_ONCE(uncached_keep_blocks));
 }
 
 /**
@@ -430,26 +440,18 @@ bool ion_cache_uncached_chunk_put(struct page *page, unsigned int order)
 	return true;
 }
 
-/* Release kept empty blocks beyond @keep; the pages given back. */
-static unsigned long ion_cache_blocks_trim(unsigned int keep)
+/* Release the kept empty blocks beyond the lowest @keep. */
+static void ion_cache_blocks_trim(unsigned int keep)
 {
-	unsigned long freed = 0;
 	struct ion_block *blk;
 
 	for (;;) {
 		mutex_lock(&ion_blocks.lock);
-		blk = ion_blocks.nempty > keep ?
-		      list_last_entry(&ion_blocks.empty, struct ion_block,
-				      node) : NULL;
-		if (blk) {
-			list_del(&blk->node);
-			ion_blocks.nempty--;
-		}
+		blk = ion_blocks_pop_beyond(keep);
 		mutex_unlock(&ion_blocks.lock);
 		if (!blk)
-			return freed;
+			return;
 		ion_block_release(blk);
-		freed += ION_BLOCK_PAGES;
 	}
 }
 
