@@ -35,12 +35,11 @@
  * no cache line left) when handed out again.  A new block is zeroed by
  * the buddy allocator, and its conversion flushes its lines.
  *
- * Keeping.  A block that becomes empty is kept converted, up to
- * uncached_keep_blocks of them (default 1, 2 MiB), for the next uncached
- * allocation: without it, the first small uncached buffer after the pools
- * drained would pay a whole block's zeroing and conversion.  The lowest
- * are kept (one below 4 GiB serves every mask); the others go back to
- * write-back and to the buddy allocator at once.  A pooled chunk keeps
+ * Keeping.  Up to uncached_keep_blocks (default 1) empty blocks stay
+ * converted for the next uncached allocation, which would otherwise pay a
+ * whole block's zeroing and conversion after the pools drained.  The
+ * lowest are kept (one below 4 GiB serves every mask); the others return
+ * to write-back and the buddy allocator at once.  A pooled chunk keeps
  * its block converted until the shrinker frees it.
  *
  * Fallback.  When no order-9 block can be had (fragmented memory), the
@@ -445,14 +444,13 @@ static void ion_cache_blocks_trim(unsigned int keep)
 {
 	struct ion_block *blk;
 
-	for (;;) {
+	do {
 		mutex_lock(&ion_blocks.lock);
 		blk = ion_blocks_pop_beyond(keep);
 		mutex_unlock(&ion_blocks.lock);
-		if (!blk)
-			return;
-		ion_block_release(blk);
-	}
+		if (blk)
+			ion_block_release(blk);
+	} while (blk);
 }
 
 /**
