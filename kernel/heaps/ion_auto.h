@@ -98,6 +98,9 @@ struct ion_auto_sum {
  * @fresh:   entries of @sgt from the page allocator or the DMA API, the
  *	     first ones; scattered backings take the others from the auto
  *	     heap's pools (an uncached buffer's already write-combined)
+ * @fallback: ION_AUTO_SCATTERED for a direct device, no contiguous range
+ *	     of that size being had: a direct device attaching later fits
+ *	     it as the first ones did, when every chunk is within its reach
  *
  * Everything here is under the buffer's lock, which the core holds
  * around the heap's attach, detach, move, map_dma and unmap_dma.  The
@@ -119,6 +122,7 @@ struct ion_auto_buffer {
 	struct page *page;
 	dma_addr_t dma;
 	unsigned int fresh;
+	bool fallback;
 };
 
 int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,

@@ -48,7 +48,8 @@
  *   range is to be had (larger than the page allocator's largest block and
  *   no CMA), scattered chunks below that limit are the fallback: fine for
  *   importers taking a scatter list (edu, most PCI devices), refused by a
- *   single-segment importer at its map.
+ *   single-segment importer at its map.  A direct device attaching later
+ *   takes that fallback as the first ones did, if it reaches every chunk.
  *
  * Every direct device must reach all of the memory: each chunk's last
  * byte is checked against each one's limit (physical addresses; platforms
@@ -130,7 +131,8 @@ static bool ion_auto_below(const struct ion_auto_buffer *ab, u64 limit)
  *
  * A device behind an IOMMU, or without a DMA mask, takes any backing; a
  * direct one needs every chunk within its limit and, by the rule of the
- * DOC above, one range.
+ * DOC above, one range, unless the backing is already the fallback of
+ * scattered chunks for a direct device.
  *
  * Context: Any context; the buffer's lock held.
  * Return: true when @d can map the backing as it is.
@@ -144,7 +146,8 @@ bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		*why = "late attach: backing beyond the device's DMA mask";
 		return false;
 	}
-	if (ab->sgt.orig_nents > 1) {
+	/* The fallback served the direct devices at first use: it may here. */
+	if (ab->sgt.orig_nents > 1 && !ab->fallback) {
 		*why = "late attach: backing scattered, device direct";
 		return false;
 	}
@@ -210,6 +213,7 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 		return ret;
 	}
 	ab->kind = ION_AUTO_SCATTERED;
+	ab->fallback = true;
 	ab->why = "direct device, no contiguous range: chunks below its mask";
 	return 0;
 }
@@ -277,6 +281,8 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 	bool direct = ion_auto_collate(ab);
 	bool pool = cached || !from;	/* ion_auto_chunks.c, DOC */
 	int ret;
+
+	ab->fallback = false;
 
 	/* The reserve every heap leaves; pools count where chunks are taken. */
 	if (!ion_heap_leaves_reserve(buffer->size >> PAGE_SHIFT,
@@ -359,7 +365,9 @@ static void ion_auto_hand_over(struct ion_auto_buffer *to,
 	to->page = from->page;
 	to->dma = from->dma;
 	to->fresh = from->fresh;
+	to->fallback = from->fallback;
 	from->kind = ION_AUTO_WAITING;
+	from->fallback = false;
 	memset(&from->sgt, 0, sizeof(from->sgt));
 	from->dma_dev = NULL;
 	from->page = NULL;

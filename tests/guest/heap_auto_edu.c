@@ -29,6 +29,11 @@
  *   (contents kept, an edu round trip data-checked);
  * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
  *   chunks and the round trip still works;
+ * - without an IOMMU, an 8 MiB buffer (no contiguous range that large, no
+ *   CMA) first used by edu falls back to scattered chunks below its mask,
+ *   and the probe device, direct too, maps the same chunks while edu has
+ *   them mapped (before, a direct device attaching late to a scattered
+ *   backing was refused with ERANGE even when it was that fallback);
  * - auto_commit_pct bounds what live buffers may promise.
  *
  * The rig runs it in the plain, IOMMU and swiotlb=force boots (its name
@@ -41,6 +46,7 @@
 #define AUTO		ION_AUTO_HEAP_NAME
 #define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
 #define LEN		(64 * 1024)
+#define FALLBACK_LEN	(8 << 20)	/* above x86's 4 MiB largest block */
 #define SRC_OFF		8192
 #define DST_OFF		12288
 #define XFER		ION_TEST_MAX_XFER
@@ -276,6 +282,39 @@ static int edu_import(int tfd, int buf, unsigned int mode,
 }
 
 /* edu first: round trip, data checked, zeroed, no bounce. */
+/*
+ * No contiguous range of FALLBACK_LEN (above the page allocator's largest
+ * block, no CMA): edu's first use falls back to scattered chunks below its
+ * mask.  The probe device, direct too and reaching them, then maps the
+ * same chunks while edu has them mapped: no refusal, no move.
+ */
+static void fallback_case(int ion, int tfd)
+{
+	struct ion_test_import e = { 0 }, p = { 0 };
+	int buf, ei, pi = -1;
+
+	buf = auto_alloc(ion, FALLBACK_LEN, ION_FLAG_CACHED);
+	ei = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &e);
+	tap_ok(!ei && !e.dma_err &&
+	       detail_has(buf, "backing=scattered", "devs=1 direct=1",
+			  "why: direct device, no contiguous range", ""),
+	       "%d MiB first used by edu: scattered chunks below its mask",
+	       FALLBACK_LEN >> 20);
+	if (!ei && !e.dma_err)
+		pi = ht_import(tfd, buf, ION_TEST_MODE_PROBE, &p);
+	tap_diag("probe import %d, dma_err %d", pi, p.dma_err);
+	tap_ok(!pi && !p.dma_err &&
+	       detail_has(buf, "backing=scattered", "devs=2 direct=2",
+			  "moves=0", "failed: -"),
+	       "while edu maps it, the probe device (direct too) maps the same chunks");
+	if (!pi)
+		ht_release(tfd, p.slot);
+	if (!ei)
+		ht_release(tfd, e.slot);
+	if (buf >= 0)
+		close(buf);
+}
+
 static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
 			   const char *cname, unsigned int flags,
 			   unsigned int mode)
@@ -600,6 +639,12 @@ int main(void)
 		tap_skip("late attach moves", "edu behind an IOMMU fits any backing");
 	system_side_case(ion, tfd, &info);
 	release_held();
+	if (info.iommu)
+		tap_skip("scattered fallback shared", "edu behind an IOMMU");
+	else if (ht_meminfo("CmaTotal") > 0)
+		tap_skip("scattered fallback shared", "CMA gives one range");
+	else
+		fallback_case(ion, tfd);
 out:
 	commit_case(ion);
 	tap_diag("last failure: auto_failures %lld",
