@@ -31,7 +31,10 @@
  * addresses, with the chunks split into segments the device takes (its
  * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
- * attached device.  Every mapping is made with DMA_ATTR_SKIP_CPU_SYNC,
+ * attached device; a device without a DMA mask may attach (an importer
+ * for CPU access), but its map is refused with -EINVAL, where the DMA API
+ * would warn and map nothing.  Every mapping is made with
+ * DMA_ATTR_SKIP_CPU_SYNC,
  * followed by an explicit dma_sync_sgtable_for_device() (and unmapped
  * after a dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb
  * bouncing as a plain map and unmap, but the DMA API (CONFIG_DMA_API_DEBUG) then
@@ -304,6 +307,8 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	struct ion_attachment *a = attach->priv;
 	int ret = 0;
 
+	if (!a->dev->dma_mask)
+		return ERR_PTR(-EINVAL);	/* no DMA at all (DOC) */
 	mutex_lock(&buffer->lock);
 	if (!a->table.sgl)
 		ret = ion_attachment_table(buffer, a);

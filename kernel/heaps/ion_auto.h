@@ -66,7 +66,8 @@ enum ion_auto_kind {
  *		  then wants one contiguous range
  * @limit:	  the smallest &ion_auto_dev.limit of the direct devices,
  *		  U64_MAX for none
- * @max_seg:	  the smallest &ion_auto_dev.max_seg, 0 for no device
+ * @max_seg:	  the smallest &ion_auto_dev.max_seg of the devices with a DMA
+ *		  mask, 0 for none
  * @noncoherent: devices that are not DMA-coherent
  *
  * Recomputed under the buffer's lock at each attach, detach and move;

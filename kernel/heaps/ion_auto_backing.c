@@ -299,7 +299,7 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 						   ION_AUTO_SCATTERED;
 		ab->why = list_empty(&ab->devs) ?
 			  "no device attached at first use (CPU first)" :
-			  "every attached device is behind an IOMMU";
+			  "every attached device takes any backing (IOMMU, or no DMA)";
 		if (ret)
 			ab->why = "no memory for scattered chunks";
 	}

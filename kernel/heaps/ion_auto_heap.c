@@ -138,8 +138,8 @@ static void ion_auto_record(struct ion_auto_dev *d, struct device *dev)
 	/*
 	 * An IOMMU group alone is not translation: a passthrough (identity)
 	 * domain's device uses DMA-direct, its mask and all.  A device with
-	 * no DMA mask never maps: it must not make the backing contiguous,
-	 * low, or come from the DMA API for it (which warns).
+	 * no DMA mask never maps (the core refuses it): it must not make the
+	 * backing contiguous or low.
 	 */
 	d->any_backing = !dev->dma_mask ||
 			 (device_iommu_mapped(dev) &&
@@ -160,8 +160,9 @@ static void ion_auto_summarize(struct ion_auto_buffer *ab)
 	list_for_each_entry(d, &ab->devs, node) {
 		sum.devs++;
 		sum.noncoherent += !d->coherent;
-		if (!sum.max_seg || d->max_seg < sum.max_seg)
-			sum.max_seg = d->max_seg;
+		if (d->dev->dma_mask &&
+		    (!sum.max_seg || d->max_seg < sum.max_seg))
+			sum.max_seg = d->max_seg;	/* of devices that map */
 		if (d->any_backing)
 			continue;
 		sum.direct++;

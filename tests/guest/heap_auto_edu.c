@@ -33,7 +33,8 @@
  *   CMA) first used by edu falls back to scattered chunks below its mask,
  *   and the probe device, direct too, maps the same chunks while edu has
  *   them mapped (before, a direct device attaching late to a scattered
- *   backing was refused with ERANGE even when it was that fallback);
+ *   backing was refused with ERANGE even when it was that fallback); SKIP
+ *   when no fresh chunks below edu's 28-bit mask were to be had;
  * - auto_commit_pct bounds what live buffers may promise.
  *
  * The rig runs it in the plain, IOMMU and swiotlb=force boots (its name
@@ -174,7 +175,6 @@ out:
 	close(buf);
 }
 
-/* CPU first: system backing, zeroed; edu attaching late is refused. */
 /* An importer with no DMA mask maps nothing: it constrains nothing. */
 static void nomask_case(int ion, int tfd)
 {
@@ -185,10 +185,11 @@ static void nomask_case(int ion, int tfd)
 	buf = auto_alloc(ion, LEN, ION_FLAG_CACHED);
 	imported = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_NOMASK,
 					     &imp);
-	ret = imported ? imported : imp.dma_err;
+	ret = imported ? imported : imp.dma_err == -EINVAL ? 0 : -EIO;
+	tap_diag("no-mask import %d, map %d", imported, imp.dma_err);
 	tap_ok(!ret && detail_has(buf, "state=waiting",
 				  "devs=1 direct=0 mask=none", "", ""),
-	       "no-mask importer: attached and counted, no DMA constraint");
+	       "no-mask importer: attached and counted, no DMA constraint, its map refused");
 	if (!ret)
 		ret = it_sync(buf, DMA_BUF_SYNC_START | rw);
 	tap_ok(!ret && detail_has(buf, "state=backed backing=scattered",
@@ -202,6 +203,7 @@ static void nomask_case(int ion, int tfd)
 		close(buf);
 }
 
+/* CPU first: system backing, zeroed; edu attaching late is refused. */
 static void cpu_first_case(int ion, int tfd, const struct ion_test_info *info,
 			   const char *cname, unsigned int flags)
 {
@@ -281,7 +283,6 @@ static int edu_import(int tfd, int buf, unsigned int mode,
 	return 0;
 }
 
-/* edu first: round trip, data checked, zeroed, no bounce. */
 /*
  * No contiguous range of FALLBACK_LEN (above the page allocator's largest
  * block, no CMA): edu's first use falls back to scattered chunks below its
@@ -295,6 +296,12 @@ static void fallback_case(int ion, int tfd)
 
 	buf = auto_alloc(ion, FALLBACK_LEN, ION_FLAG_CACHED);
 	ei = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &e);
+	if (!ei && e.dma_err == -ERANGE) {
+		/* Fresh chunks come from all of ZONE_DMA32: luck, not ion. */
+		tap_skip("scattered fallback", "no chunks below edu's mask");
+		tap_skip("scattered fallback shared", "no fallback");
+		goto out;
+	}
 	tap_ok(!ei && !e.dma_err &&
 	       detail_has(buf, "backing=scattered", "devs=1 direct=1",
 			  "why: direct device, no contiguous range", ""),
@@ -309,12 +316,14 @@ static void fallback_case(int ion, int tfd)
 	       "while edu maps it, the probe device (direct too) maps the same chunks");
 	if (!pi)
 		ht_release(tfd, p.slot);
+out:
 	if (!ei)
 		ht_release(tfd, e.slot);
 	if (buf >= 0)
 		close(buf);
 }
 
+/* edu first: round trip, data checked, zeroed, no bounce. */
 static void edu_first_case(int ion, int tfd, const struct ion_test_info *info,
 			   const char *cname, unsigned int flags,
 			   unsigned int mode)

@@ -69,8 +69,9 @@ struct ion_test_info {
 #define ION_TEST_MODE_PROBE	5
 /*
  * dma-buf importer for CPU access only: a device with no DMA mask (the
- * DMA API maps nothing for it) attaches and never maps; @dma_err is the
- * attach's result
+ * DMA API maps nothing for it) attaches, then asks for a mapping, which
+ * the exporter must refuse; @dma_err is the attach's -errno, else the
+ * map's result (ion: -EINVAL).  The attachment stays, unmapped.
  */
 #define ION_TEST_MODE_NOMASK	6
 

@@ -211,11 +211,31 @@ static void ion_test_phys_range(struct ion_test_file *tf,
 	ion_free(tf->client, h);
 }
 
+/* NOMASK: the mask-less device attaches; the exporter must refuse its map. */
+static int ion_test_import_nomask(struct ion_test_slot_data *s,
+				  struct ion_test_import *arg)
+{
+	struct sg_table *sgt;
+
+	s->probe = dma_buf_attach(s->dmabuf, ion_test_nomask_device());
+	if (IS_ERR(s->probe)) {
+		arg->dma_err = PTR_ERR(s->probe);
+		s->probe = NULL;
+		return 0;
+	}
+	sgt = dma_buf_map_attachment_unlocked(s->probe, DMA_BIDIRECTIONAL);
+	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
+	if (!IS_ERR(sgt))
+		dma_buf_unmap_attachment_unlocked(s->probe, sgt,
+						  DMA_BIDIRECTIONAL);
+	return 0;
+}
+
 /*
  * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
  * device attached first for PROBE_EDU.  PROBE: the probe device alone.
- * NOMASK: the mask-less device attached alone, never mapped.
+ * NOMASK: the mask-less device attached alone, its map refused.
  */
 static int ion_test_import_dmabuf(struct ion_test_file *tf,
 				  struct ion_test_slot_data *s,
@@ -228,13 +248,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		return PTR_ERR(s->dmabuf);
 	s->size = s->dmabuf->size;
 	arg->phys_err = -EOPNOTSUPP;
-	if (s->mode == ION_TEST_MODE_NOMASK) {
-		s->probe = dma_buf_attach(s->dmabuf, ion_test_nomask_device());
-		arg->dma_err = PTR_ERR_OR_ZERO(s->probe);
-		if (IS_ERR(s->probe))
-			s->probe = NULL;
-		return 0;
-	}
+	if (s->mode == ION_TEST_MODE_NOMASK)
+		return ion_test_import_nomask(s, arg);
 	if (s->mode == ION_TEST_MODE_PROBE) {
 		arg->dma_err = ion_test_attach(s, ion_test_probe_device());
 		return 0;

@@ -234,9 +234,10 @@ void op_dev_import(struct thr *t)
 	imp.fd = t->fds[i].fd;
 	/* EDU_FIRST and PROBE_EDU only for what edu may map unchecked */
 	if (is_auto)
-		imp.mode = 1 + below(t, ION_TEST_MODE_PROBE);
+		imp.mode = 1 + below(t, ION_TEST_MODE_NOMASK);
 	else
-		imp.mode = one_in(t, 3) ? ION_TEST_MODE_PROBE :
+		imp.mode = one_in(t, 4) ? ION_TEST_MODE_NOMASK :
+			   one_in(t, 3) ? ION_TEST_MODE_PROBE :
 			   one_in(t, 2) ? ION_TEST_MODE_CLIENT :
 			   ION_TEST_MODE_DMABUF;
 	CALL_ARGS(&c, imp.mode, t->fds[i].size, is_auto);
@@ -262,6 +263,12 @@ void op_dev_import(struct thr *t)
 	t->ndslots++;
 	if (imp.slot >= DEV_SLOTS)
 		violation(t, &c, 0, "a slot beyond ION_TEST_MAX_SLOTS");
+	/* A device with no DMA mask attaches; ion refuses its map. */
+	if (imp.mode == ION_TEST_MODE_NOMASK) {
+		check(t, &c, -imp.dma_err, E(EINVAL) | E(ENOMEM),
+		      "no-mask dma_err not EINVAL or ENOMEM");
+		return;
+	}
 	if (imp.mode != ION_TEST_MODE_PROBE) {
 		dev_check_dma(t, &c, &imp, is_auto);
 		return;
