@@ -32,11 +32,19 @@
  * a change of the linear map's attributes.
  *
  * Caps.  Chunks are only deferred (and so pooled) while the pools plus
- * the chunks waiting for the worker stay within ion_page_pools_cap();
- * beyond that a freed chunk goes back to the buddy allocator, except that
- * an uncached chunk first makes room by giving back cached pooled ones,
- * which costs nothing.  A free that defers nothing still has the worker
- * trim the pools when pool_max_mb was lowered below what they hold.
+ * the chunks waiting for the worker stay within ion_page_pools_cap().
+ * At the cap a freed chunk first makes room by giving back cached pooled
+ * chunks that its owner could not reuse: for a chunk charged to a memory
+ * cgroup, the uncharged ones and those of other cgroups; for an uncharged
+ * one, the charged ones.  So the pools hold the chunks of whoever freed
+ * last, not of whoever filled them first: a cgroup that freed a lot and
+ * went idle does not keep every other user from pooling until memory
+ * runs short.  Chunks of the same owner never displace each other (that
+ * would trade a pooled chunk for another one that still needs zeroing).
+ * An uncached chunk then makes room by giving back any cached pooled
+ * ones, which costs nothing.  Otherwise a freed chunk goes back to the
+ * buddy allocator.  A free that defers nothing still has the worker trim
+ * the pools when pool_max_mb was lowered below what they hold.
  */
 #include <linux/err.h>
 #include <linux/gfp.h>
@@ -115,23 +123,32 @@ static bool ion_chunk_isolated(struct ion_chunk_pool *cp,
 	       !ion_pool_zero_pending(cp->zero);
 }
 
+/*
+ * Count @n pages of @page as deferred within @cap, making room if need be
+ * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
+ * that @page's owner could not reuse, then, for an uncached chunk, any
+ * cached ones: giving back a cached chunk costs nothing, an uncached one
+ * two changes of the linear map (now, and at its next allocation).
+ */
+static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
+			      unsigned long n, bool cached, unsigned long cap)
+{
+	if (ion_pool_zero_reserve(cp->zero, n, cap))
+		return true;
+	if (ion_page_pools_displace(cp->pools, page, n) &&
+	    ion_pool_zero_reserve(cp->zero, n, cap))
+		return true;
+	return !cached && ion_page_pools_shrink(cp->pools, n, false) &&
+	       ion_pool_zero_reserve(cp->zero, n, cap);
+}
+
 /* Put one chunk on @chunks for the worker if the pools stay within @cap. */
 static bool ion_chunk_defer(struct ion_chunk_pool *cp, struct page *page,
 			    unsigned int order, bool cached, unsigned long cap,
 			    struct list_head *chunks)
 {
-	unsigned long n = 1UL << order;
-
-	if (!ion_page_pools_serves(cp->pools, order))
-		return false;
-	/*
-	 * At the cap, an uncached chunk takes the place of cached pooled
-	 * ones: giving back a cached chunk costs nothing, an uncached one
-	 * two changes of the linear map (now, and at its next allocation).
-	 */
-	if (!ion_pool_zero_reserve(cp->zero, n, cap) &&
-	    (cached || !ion_page_pools_shrink(cp->pools, n, false) ||
-	     !ion_pool_zero_reserve(cp->zero, n, cap)))
+	if (!ion_page_pools_serves(cp->pools, order) ||
+	    !ion_chunk_reserve(cp, page, 1UL << order, cached, cap))
 		return false;
 	set_page_private(page, order);
 	list_add_tail(&page->lru, chunks);

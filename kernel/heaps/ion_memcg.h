@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ion heaps: charging the RAM heaps' pages to memory cgroups, and the
- * per-memcg lists of charged pooled chunks (ion_memcg.c, built with
- * CONFIG_MEMCG).  Nearly a leaf: it calls no other part of ion but
+ * per-memcg lists of charged pooled chunks (ion_memcg.c and
+ * ion_memcg_lru.c, built with CONFIG_MEMCG).  Nearly a leaf: it calls no other part of ion but
  * ion_cache_charge_page() (which page of a chunk carries its charge: a
  * block's first page for a chunk of x86's uncached blocks); the page
  * pools (ion_page_pool.c) keep their charged chunks here.
@@ -14,6 +14,7 @@
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 #include "ion_cache.h"
@@ -33,6 +34,30 @@ struct ion_memcg_pool {
 };
 
 #ifdef CONFIG_MEMCG
+/* root_mem_cgroup is not exported: the root is the one without a parent. */
+static inline bool ion_memcg_is_root(struct mem_cgroup *memcg)
+{
+	return !memcg->css.parent;
+}
+
+/* The caller's memory cgroup: its active one, else its own.  Under RCU. */
+static inline struct mem_cgroup *ion_memcg_caller(void)
+{
+	struct mem_cgroup *memcg = current->active_memcg;
+
+	return memcg ? memcg : mem_cgroup_from_task(current);
+}
+
+/*
+ * The cgroup a chunk is charged to: its own page's, or for a chunk of an
+ * uncached block the block's first page's (ion_cache_charge_page()).
+ * Under RCU.
+ */
+static inline struct mem_cgroup *ion_memcg_of_chunk(struct page *page)
+{
+	return folio_memcg(page_folio(ion_cache_charge_page(page)));
+}
+
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
@@ -78,6 +103,10 @@ unsigned long ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
 				     const struct shrink_control *sc,
 				     unsigned long nr,
 				     struct list_head *chunks);
+unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
+					    struct page *page,
+					    unsigned long nr,
+					    struct list_head *chunks);
 #else
 static inline gfp_t ion_memcg_gfp(void)
 {
@@ -152,6 +181,13 @@ static inline unsigned long
 ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
 		       const struct shrink_control *sc, unsigned long nr,
 		       struct list_head *chunks)
+{
+	return 0;
+}
+
+static inline unsigned long
+ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp, struct page *page,
+			      unsigned long nr, struct list_head *chunks)
 {
 	return 0;
 }

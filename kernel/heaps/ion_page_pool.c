@@ -28,8 +28,10 @@
  * Charged chunks.  A chunk charged to a memory cgroup is pooled for that
  * cgroup alone, on its list in the pool's struct ion_memcg_pool, and
  * taken again only by that cgroup's tasks (ion_page_pools_get_charged());
- * ion_memcg.c keeps the lists and says the rules.  They count in the cap
- * like the others.  A charged buffer of several chunks takes those of its
+ * ion_memcg.c and ion_memcg_lru.c keep the lists, ion_memcg.c says the
+ * rules.  They count in the cap like the others, and at the cap a freed
+ * chunk may take the place of another owner's (ion_page_pools_displace(),
+ * DOC: free policy).  A charged buffer of several chunks takes those of its
  * largest order from its cgroup's list in one walk, up to 64 at a time
  * (ion_chunk_get.c): a walk costs far more than taking a chunk off the
  * shared lists, which an uncharged buffer does chunk by chunk.

@@ -74,6 +74,8 @@ unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
 unsigned long ion_page_pools_cap(void);
 unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
 				    unsigned long nr, bool may_block);
+unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
+				      struct page *page, unsigned long nr);
 void ion_page_pools_debug_show(struct ion_page_pools *pools,
 			       struct seq_file *s);
 

@@ -73,25 +73,22 @@ static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
 }
 
 /*
- * As ion_pool_shrink_one(), for the charged chunks of @sc's cgroup (NULL:
- * of every cgroup).  A chunk that cannot return to write-back goes back
- * on its cgroup's list.
+ * Free @n charged chunks that were taken off @pool's lists onto @chunks.
+ * One that cannot return to write-back goes back on its cgroup's list.
  */
-static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
-					     struct ion_page_pool *pool,
-					     bool cached,
-					     const struct shrink_control *sc,
-					     unsigned long nr)
+static unsigned long ion_pool_release_charged(struct ion_page_pools *pools,
+					      struct ion_page_pool *pool,
+					      bool cached,
+					      struct list_head *chunks,
+					      unsigned long n)
 {
-	unsigned long n = DIV_ROUND_UP(nr, 1UL << pool->order), freed = 0;
+	unsigned long freed = 0;
 	struct page *page, *tmp;
-	LIST_HEAD(chunks);
 
-	n = ion_memcg_pool_isolate(&pool->charged, sc, n, &chunks);
 	if (!n)
 		return 0;
 	ion_pool_count_charged(pools, pool, -(long)n);
-	list_for_each_entry_safe(page, tmp, &chunks, lru) {
+	list_for_each_entry_safe(page, tmp, chunks, lru) {
 		list_del(&page->lru);
 		if (ion_page_chunk_release(page, pool->order, cached))
 			freed += 1UL << pool->order;
@@ -99,6 +96,23 @@ static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
 			ion_pool_add_charged(pools, pool, page, cached);
 	}
 	return freed;
+}
+
+/*
+ * As ion_pool_shrink_one(), for the charged chunks of @sc's cgroup (NULL:
+ * of every cgroup).
+ */
+static unsigned long ion_pool_shrink_charged(struct ion_page_pools *pools,
+					     struct ion_page_pool *pool,
+					     bool cached,
+					     const struct shrink_control *sc,
+					     unsigned long nr)
+{
+	unsigned long n = DIV_ROUND_UP(nr, 1UL << pool->order);
+	LIST_HEAD(chunks);
+
+	n = ion_memcg_pool_isolate(&pool->charged, sc, n, &chunks);
+	return ion_pool_release_charged(pools, pool, cached, &chunks, n);
 }
 
 /*
@@ -130,6 +144,46 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
 								 c, sc,
 								 nr - freed);
 		}
+	}
+	return freed;
+}
+
+/**
+ * ion_page_pools_displace() - make room at the cap for @page's owner
+ * @pools: the pools
+ * @page:  a chunk about to be pooled, charged to a memory cgroup or not
+ * @nr:    about how many pages (whole chunks, so perhaps a little more)
+ *
+ * Gives back cached pooled chunks that @page's owner could not take
+ * again: the uncharged ones when @page is charged, and those charged to
+ * any cgroup but @page's (DOC: free policy, "Caps").  Largest orders
+ * first.
+ *
+ * Context: Any context in which a cached chunk may be freed.
+ * Return: the pages freed.
+ */
+unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
+				      struct page *page, unsigned long nr)
+{
+	bool charged = ion_memcg_page_charged(page);
+	struct ion_page_pool *pool;
+	unsigned long freed = 0, n;
+	unsigned int i;
+	LIST_HEAD(chunks);
+
+	for (i = 0; i < pools->norders && freed < nr; i++) {
+		pool = &pools->pool[1][i];
+		if (charged)
+			freed += ion_pool_shrink_one(pools, pool, true,
+						     nr - freed);
+		if (freed >= nr || atomic_long_read(&pool->ncharged) <= 0)
+			continue;
+		n = ion_memcg_pool_isolate_others(&pool->charged, page,
+						  DIV_ROUND_UP(nr - freed,
+							       1UL << pool->order),
+						  &chunks);
+		freed += ion_pool_release_charged(pools, pool, true, &chunks,
+						  n);
 	}
 	return freed;
 }

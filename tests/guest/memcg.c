@@ -18,10 +18,8 @@
  * whose memory.reclaim frees them, with no warning in the kernel log.
  */
 #include <sched.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "heap_util.h"
@@ -53,30 +51,18 @@ static long long current_of(const char *cg)
 	return it_cg_num(cg, "memory.current", NULL);
 }
 
-/* Worker setup: join the cgroup at the path @arg. */
-static int join(void *arg)
-{
-	char procs[160], pid[16];
-
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", (const char *)arg);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	return write_file(procs, pid);
-}
-
 static int setup(void)
 {
-	struct stat st;
+	int ret = it_cg_memory();
 
-	if (stat(CG_ROOT "/cgroup.controllers", &st) &&
-	    mount("none", CG_ROOT, "cgroup2", 0, NULL))
-		return -errno;
+	if (ret)
+		return ret;
 	rmdir(CG_A);
 	rmdir(CG_B);
 	rmdir(CG_C);
 	rmdir(CG_TOP);
 	rmdir(CG_SINK);
-	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory") ||
-	    mkdir(CG_TOP, 0755) || mkdir(CG_SINK, 0755) ||
+	if (mkdir(CG_TOP, 0755) || mkdir(CG_SINK, 0755) ||
 	    write_file(CG_TOP "/cgroup.subtree_control", "+memory") ||
 	    mkdir(CG_A, 0755) || mkdir(CG_B, 0755) ||
 	    write_file(CG_A "/memory.max", "32M"))
@@ -263,21 +249,6 @@ static void test_no_crossing(struct it_worker *a, struct it_worker *b,
 	it_worker_free(b, IT_WORKER_FREE_ALL);
 }
 
-/*
- * Per-memcg pools need list_lru items filed under a chosen cgroup, which
- * kernels have from 6.8 (ion_compat.h): before, charged chunks are never
- * pooled.
- */
-static int memcg_pools_kernel(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 0;
-	return major > 6 || (major == 6 && minor >= 8);
-}
-
 /* Charged bytes in the pools, once the deferred zeroing is done. */
 static long long charged_pooled(void)
 {
@@ -388,7 +359,7 @@ static void test_pool_reclaim(struct it_worker *a, struct it_worker *b,
 	       "it frees A's pooled chunks and leaves B's");
 	tap_diag("pool_charged_bytes %lld, %lld, %lld", p0, p1,
 		 charged_pooled());
-	if (mkdir(CG_C, 0755) || it_worker_start(&c, join, CG_C)) {
+	if (mkdir(CG_C, 0755) || it_worker_start(&c, it_cg_join, CG_C)) {
 		tap_ok(0, "a task in cgroup c");
 		return;
 	}
@@ -442,7 +413,8 @@ int main(void)
 		tap_diag("setup: %s", strerror(-ret));
 		return tap_exit();
 	}
-	if (it_worker_start(&a, join, CG_A) || it_worker_start(&b, join, CG_B)) {
+	if (it_worker_start(&a, it_cg_join, CG_A) ||
+	    it_worker_start(&b, it_cg_join, CG_B)) {
 		tap_ok(0, "tasks in cgroups a and b");
 		return tap_exit();
 	}
@@ -450,7 +422,7 @@ int main(void)
 	it_worker_rounds(&b, 0, sys);
 	test_limit(&a, sys);
 	test_no_crossing(&a, &b, sys);
-	if (memcg_pools_kernel()) {
+	if (it_memcg_pools_kernel()) {
 		test_pool_reuse(&a, &b, sys);
 		test_pool_reuse_big(&a, &b, sys);
 		test_pool_reclaim(&a, &b, sys);
@@ -472,7 +444,7 @@ int main(void)
 		it_worker_free(&b, IT_WORKER_FREE_ALL);
 	}
 	test_off(&b, sys);
-	if (memcg_pools_kernel()) {
+	if (it_memcg_pools_kernel()) {
 		/*
 		 * Left pooled: removing the cgroups below hands them up to
 		 * the root cgroup, and the rig's unload at the end of the

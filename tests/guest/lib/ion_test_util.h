@@ -194,6 +194,20 @@ long long it_vmstat(const char *key);
  */
 long long it_cg_num(const char *cg, const char *file, const char *key);
 
+/*
+ * cgroup2 (it_sys.c).  it_cg_memory(): cgroup2 mounted at IT_CG_ROOT and
+ * the memory controller enabled for its children; 0 or -errno.
+ * it_cg_join(): this process moves into the cgroup at the path @cg (a
+ * const char *; the shape of an it_worker setup); 0 or -errno.
+ * it_memcg_pools_kernel(): whether the kernel has per-memcg pools
+ * (list_lru items filed under a chosen cgroup, 6.8 and later; before,
+ * ion never pools a charged chunk).
+ */
+#define IT_CG_ROOT	"/sys/fs/cgroup"
+int it_cg_memory(void);
+int it_cg_join(void *cg);
+int it_memcg_pools_kernel(void);
+
 /* ------------------------------------------------------------------ */
 /* debugfs (Documentation/debugfs.rst)                                 */
 

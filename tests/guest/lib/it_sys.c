@@ -3,6 +3,9 @@
  * Memory patterns, pages, time, this process's fds and name, and reading
  * whole files from /proc, /sys and debugfs.
  */
+#include <sys/mount.h>
+#include <sys/utsname.h>
+
 #include "ion_test_util.h"
 
 unsigned char it_pat(size_t off, unsigned int seed)
@@ -245,4 +248,45 @@ long long it_cg_num(const char *cg, const char *file, const char *key)
 	}
 	free(text);
 	return v;
+}
+
+int it_cg_join(void *cg)
+{
+	char procs[160], pid[16];
+	int fd, ok;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", (const char *)cg);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, pid, strlen(pid)) == (ssize_t)strlen(pid);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+int it_cg_memory(void)
+{
+	struct stat st;
+	int fd, ok;
+
+	if (stat(IT_CG_ROOT "/cgroup.controllers", &st) &&
+	    mount("none", IT_CG_ROOT, "cgroup2", 0, NULL))
+		return -errno;
+	fd = open(IT_CG_ROOT "/cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, "+memory", 7) == 7;
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+int it_memcg_pools_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 8);
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memcg_pool_cap: at the pools' cap, a freed chunk takes the place of
+ * cached pooled chunks its owner could not reuse
+ * (kernel/heaps/ion_chunk_pool.c, DOC: free policy, "Caps"), so a cgroup
+ * that freed a lot and went idle does not keep every other user from
+ * pooling.  With pool_max_mb=4, tasks in cgroups a and b and in the root
+ * cgroup each allocate four 1 MiB cached system-heap buffers and free
+ * them in a burst (so they are pooled):
+ *
+ * - a fills the cap (4 MiB pooled, charged to a), then b's chunks take
+ *   the place of a's: 4 MiB pooled, charged; a's memory.current drops by
+ *   about 4 MiB, b's keeps them, and b's next four buffers reuse them
+ *   (its memory.current does not grow by 4 MiB);
+ * - from empty pools, b, then the root cgroup: the root's (uncharged)
+ *   chunks take the place of b's, and b's memory.current drops;
+ * - from empty pools, the root, then a: a's charged chunks take the
+ *   place of the uncharged ones, and a's memory.current keeps them.
+ *
+ * Before, each of these frees went to the buddy allocator and the pools
+ * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
+ * per-memcg pools) or without cgroup2's memory controller.
+ */
+#include "heap_util.h"
+
+#define CG_TOP		IT_CG_ROOT "/ion-pool-cap"
+#define CG_A		CG_TOP "/a"
+#define CG_B		CG_TOP "/b"
+#define CAP_MB		4
+#define CAP		(CAP_MB * (long long)MiB)
+#define NBUF		CAP_MB		/* 1 MiB buffers that fill the cap */
+/* Per-CPU charge batches the kernel may hold for a cgroup, and rounding. */
+#define SLACK		(1 * (long long)MiB)
+
+static int cg_setup(void)
+{
+	rmdir(CG_A);
+	rmdir(CG_B);
+	rmdir(CG_TOP);
+	if (it_cg_memory() || mkdir(CG_TOP, 0755) ||
+	    ht_write_str(CG_TOP "/cgroup.subtree_control", "+memory", 0) ||
+	    mkdir(CG_A, 0755) || mkdir(CG_B, 0755))
+		return -EIO;
+	return 0;
+}
+
+static long long cur(const char *cg)
+{
+	return it_cg_num(cg, "memory.current", NULL);
+}
+
+struct pools {
+	long long charged, uncharged;
+};
+
+/* The system heap's pooled bytes, once the deferred zeroing is done. */
+static struct pools pooled(void)
+{
+	struct pools p = { -1, -1 };
+
+	if (ht_wait_deferred())
+		return p;
+	p.charged = ht_system_num("pool_charged_bytes");
+	p.uncharged = ht_system_num("pool_bytes") - p.charged;
+	return p;
+}
+
+/*
+ * @w allocates NBUF cached 1 MiB buffers and frees them in a row; then
+ * the zeroing worker pools them (chunks waiting for it are on no list
+ * yet, so nothing can take their place).
+ */
+static int fill_free(struct it_worker *w)
+{
+	struct it_reply r;
+
+	r = it_worker_alloc(w, NBUF, MiB, ION_HEAP_SYSTEM_MASK,
+			    ION_FLAG_CACHED);
+	it_worker_free(w, IT_WORKER_FREE_ALL);
+	if (ht_wait_deferred())
+		return -EIO;
+	if (r.done == NBUF)
+		return 0;
+	tap_diag("%d of %d buffers allocated: %s", r.done, NBUF,
+		 strerror(r.err));
+	return -EIO;
+}
+
+static void diag(const char *when, struct pools p)
+{
+	tap_diag("%s: pooled %lld KiB charged, %lld KiB uncharged; memory.current a %lld KiB, b %lld KiB",
+		 when, p.charged / KiB, p.uncharged / KiB, cur(CG_A) / KiB,
+		 cur(CG_B) / KiB);
+}
+
+/* Cgroup b's chunks take the place of a's, and b reuses them. */
+static void cgroup_case(struct it_worker *a, struct it_worker *b)
+{
+	long long a0, b0, b1;
+	struct it_reply r;
+	struct pools p;
+
+	ht_drop_pools();
+	fill_free(a);
+	p = pooled();
+	tap_ok(p.charged == CAP && p.uncharged == 0,
+	       "a's freed chunks fill the cap, charged");
+	a0 = cur(CG_A);
+	b0 = cur(CG_B);
+	fill_free(b);
+	p = pooled();
+	diag("a, then b", p);
+	tap_ok(p.charged == CAP && a0 - cur(CG_A) >= CAP - SLACK,
+	       "b's freed chunks take the place of a's: a is uncharged them");
+	b1 = cur(CG_B);
+	tap_ok(b1 - b0 >= CAP - SLACK, "b's stay pooled, charged to b");
+	r = it_worker_alloc(b, NBUF, MiB, ION_HEAP_SYSTEM_MASK,
+			    ION_FLAG_CACHED);
+	tap_ok(r.done == NBUF && cur(CG_B) - b1 < SLACK &&
+	       pooled().charged == 0,
+	       "b's next %d MiB reuse them", NBUF);
+	it_worker_free(b, IT_WORKER_FREE_ALL);
+}
+
+/* Uncharged chunks take the place of b's, charged ones of uncharged. */
+static void root_cases(struct it_worker *a, struct it_worker *b,
+		       struct it_worker *root)
+{
+	long long a0, b0;
+	struct pools p;
+
+	ht_drop_pools();
+	fill_free(b);
+	b0 = cur(CG_B);
+	fill_free(root);
+	p = pooled();
+	diag("b, then the root", p);
+	tap_ok(p.charged == 0 && p.uncharged == CAP &&
+	       b0 - cur(CG_B) >= CAP - SLACK,
+	       "the root cgroup's uncharged chunks take the place of b's");
+
+	ht_drop_pools();
+	fill_free(root);
+	a0 = cur(CG_A);
+	fill_free(a);
+	p = pooled();
+	diag("the root, then a", p);
+	tap_ok(p.charged == CAP && p.uncharged == 0 &&
+	       cur(CG_A) - a0 >= CAP - SLACK,
+	       "a's charged chunks take the place of the uncharged ones");
+}
+
+int main(void)
+{
+	struct it_worker a, b, root;
+	char *old = NULL;
+	int ion, ret;
+
+	ion = it_open();
+	if (ion < 0)
+		return tap_ok(0, "open " IT_DEV), tap_exit();
+	if (!it_memcg_pools_kernel()) {
+		tap_skip("displacement at the pool cap",
+			 "kernel before 6.8: charged chunks are not pooled");
+		return tap_exit();
+	}
+	ret = cg_setup();
+	if (ret) {
+		tap_skip("displacement at the pool cap",
+			 "no cgroup2 memory controller");
+		return tap_exit();
+	}
+	if (it_read_file(IT_PARAMS "pool_max_mb", &old) <= 0 ||
+	    it_param_set("pool_max_mb", "4")) {
+		tap_ok(0, "pool_max_mb can be set");
+		return tap_exit();
+	}
+	if (it_worker_start(&a, it_cg_join, CG_A) ||
+	    it_worker_start(&b, it_cg_join, CG_B) ||
+	    it_worker_start(&root, it_cg_join, IT_CG_ROOT)) {
+		tap_ok(0, "tasks in cgroups a, b and the root");
+		return tap_exit();
+	}
+	cgroup_case(&a, &b);
+	root_cases(&a, &b, &root);
+	it_worker_stop(&a);
+	it_worker_stop(&b);
+	it_worker_stop(&root);
+	old[strcspn(old, "\n")] = '\0';
+	it_param_set("pool_max_mb", old);
+	free(old);
+	ht_drop_pools();
+	rmdir(CG_A);
+	rmdir(CG_B);
+	rmdir(CG_TOP);
+	close(ion);
+	return tap_exit();
+}
