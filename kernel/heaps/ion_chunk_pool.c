@@ -40,7 +40,10 @@
  * last, not of whoever filled them first: a cgroup that freed a lot and
  * went idle does not keep every other user from pooling until memory
  * runs short.  Chunks of the same owner never displace each other (that
- * would trade a pooled chunk for another one that still needs zeroing).
+ * would trade a pooled chunk for another one that still needs zeroing),
+ * nor does a chunk no task could take again (charged to the root cgroup
+ * after its own cgroups were removed); and the walk of the other
+ * cgroups' lists passes at most 256 of the owner's own chunks a node.
  * An uncached chunk then makes room by giving back any cached pooled
  * ones, which costs nothing.  Otherwise a freed chunk goes back to the
  * buddy allocator.  A free that defers nothing still has the worker trim

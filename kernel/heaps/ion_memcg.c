@@ -100,6 +100,30 @@ bool ion_memcg_caller_owns(struct page *page)
 }
 
 /**
+ * ion_memcg_chunk_reusable() - could a task take @page from a pool again?
+ * @page: a chunk's first page
+ *
+ * Uncharged chunks go to the shared pools, charged ones to their cgroup's
+ * list; but a chunk charged to the root cgroup (reparented there when
+ * its cgroup and every ancestor were removed) is on the root's list,
+ * which no allocation takes from.
+ *
+ * Context: Any context.
+ * Return: false for a chunk charged to the root cgroup.
+ */
+bool ion_memcg_chunk_reusable(struct page *page)
+{
+	struct mem_cgroup *memcg;
+	bool reusable;
+
+	rcu_read_lock();
+	memcg = ion_memcg_of_chunk(page);
+	reusable = !memcg || !ion_memcg_is_root(memcg);
+	rcu_read_unlock();
+	return reusable;
+}
+
+/**
  * ion_memcg_gfp() - the GFP flag that charges a fresh chunk
  *
  * Context: Any context.

@@ -2,10 +2,11 @@
 /*
  * ion heaps: charging the RAM heaps' pages to memory cgroups, and the
  * per-memcg lists of charged pooled chunks (ion_memcg.c and
- * ion_memcg_lru.c, built with CONFIG_MEMCG).  Nearly a leaf: it calls no other part of ion but
- * ion_cache_charge_page() (which page of a chunk carries its charge: a
- * block's first page for a chunk of x86's uncached blocks); the page
- * pools (ion_page_pool.c) keep their charged chunks here.
+ * ion_memcg_lru.c, built with CONFIG_MEMCG).  Nearly a leaf: it calls no
+ * other part of ion but ion_cache_charge_page() (which page of a chunk
+ * carries its charge: a block's first page for a chunk of x86's uncached
+ * blocks); the page pools (ion_page_pool.c) keep their charged chunks
+ * here.
  */
 #ifndef _ION_MEMCG_H
 #define _ION_MEMCG_H
@@ -63,6 +64,7 @@ bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
 int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
 bool ion_memcg_caller_owns(struct page *page);
+bool ion_memcg_chunk_reusable(struct page *page);
 
 /**
  * ion_memcg_page_charged() - is @page charged to a memory cgroup?
@@ -136,6 +138,11 @@ static inline bool ion_memcg_page_charged(struct page *page)
 static inline bool ion_memcg_caller_owns(struct page *page)
 {
 	return false;
+}
+
+static inline bool ion_memcg_chunk_reusable(struct page *page)
+{
+	return true;
 }
 
 static inline bool ion_memcg_pools_enabled(void)

@@ -34,11 +34,14 @@ static DEFINE_MUTEX(ion_memcg_lru_mutex);	/* protects the cache */
  *	    (under rcu_read_lock()); NULL: not checked.  For a displacement:
  *	    the cgroup whose chunks are left alone (NULL: none)
  * @want:   for a displacement, the chunks still to take
+ * @nr_to_walk: for a displacement, the walk's budget: set to 0 once
+ *	    @want is, so that the walk stops
  */
 struct ion_memcg_walk {
 	struct list_head *chunks;
 	struct mem_cgroup *memcg;
 	unsigned long want;
+	unsigned long *nr_to_walk;
 };
 
 /**
@@ -305,10 +308,11 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
-	if (!walk->want || ion_memcg_of_chunk(page) == walk->memcg)
+	if (ion_memcg_of_chunk(page) == walk->memcg)
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
-	walk->want--;
+	if (!--walk->want)
+		*walk->nr_to_walk = 0;
 	return LRU_REMOVED;
 }
 
@@ -334,10 +338,14 @@ unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 					    unsigned long nr,
 					    struct list_head *chunks)
 {
-	struct ion_memcg_walk walk = { .chunks = chunks, .want = nr };
 	unsigned long own = 0, walk_nr;
+	struct ion_memcg_walk walk = {
+		.chunks = chunks, .want = nr, .nr_to_walk = &walk_nr,
+	};
 	int nid;
 
+	if (!nr)
+		return 0;
 	rcu_read_lock();
 	walk.memcg = ion_memcg_of_chunk(page);
 	for_each_node_state(nid, N_MEMORY) {

@@ -16,8 +16,9 @@
  *   ion_pool_shrink.c	the pools' shrinker, creation and destruction:
  *			what frees pooled chunks
  *   ion_page_pool.c	(here) the pools' lists of clean chunks and their
- *			cap; below it only ion_memcg.c (the per-memcg
- *			lists of charged chunks) and ion_cache.c
+ *			cap; below it only ion_memcg.c and
+ *			ion_memcg_lru.c (the per-memcg lists of charged
+ *			chunks) and ion_cache.c
  *
  * A set of pools keeps clean chunks (zeroed, and for uncached ones with no
  * dirty CPU cache line) of the orders it was created with, cached and

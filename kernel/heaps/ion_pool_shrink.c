@@ -157,7 +157,8 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
  * Gives back cached pooled chunks that @page's owner could not take
  * again: the uncharged ones when @page is charged, and those charged to
  * any cgroup but @page's (DOC: free policy, "Caps").  Largest orders
- * first.
+ * first.  Nothing for a chunk no task could reuse (charged to the root
+ * cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.
@@ -171,6 +172,8 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 	unsigned int i;
 	LIST_HEAD(chunks);
 
+	if (!ion_memcg_chunk_reusable(page))
+		return 0;
 	for (i = 0; i < pools->norders && freed < nr; i++) {
 		pool = &pools->pool[1][i];
 		if (charged)
