@@ -413,8 +413,11 @@ END {
 		t = order[i]
 		if (t ~ /\+trace$/)
 			continue
+		# Paired twins: only the memcg ones have a target here (the
+		# auto heap's pairs are judged in auto_section()).
 		if (t in mpeer) {
-			memcg_target(t)
+			if (t ~ /memcg/)
+				memcg_target(t)
 			continue
 		}
 		if (t ~ /\+helpers$/) {
