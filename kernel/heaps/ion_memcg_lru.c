@@ -163,6 +163,20 @@ bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page)
 	return added;
 }
 
+/*
+ * The cgroup of a chunk on the lists (ion_memcg_of_chunk()), its own
+ * page's first: the blocks' xarray is looked up only for a chunk of an
+ * uncached block, whose own page is uncharged (warm 8 MiB on/off 1.09 ->
+ * 1.04 in instructions when the take stopped looking up every chunk).
+ * Under RCU.
+ */
+static struct mem_cgroup *ion_memcg_of_listed(struct page *page)
+{
+	struct mem_cgroup *memcg = folio_memcg(page_folio(page));
+
+	return memcg ? memcg : ion_memcg_of_chunk(page);
+}
+
 static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 					     struct list_lru_one *list,
 					     spinlock_t *lock, void *arg)
@@ -170,14 +184,9 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
-	/*
-	 * The rule of the DOC: a chunk is on its own cgroup's list.  Own page
-	 * first, the blocks' xarray only for a block's chunk (its own page is
-	 * uncharged): warm 8 MiB on/off 1.09 -> 1.04 in instructions.
-	 */
+	/* The rule of the DOC: a chunk is on its own cgroup's list. */
 	if (walk->memcg &&
-	    folio_memcg(page_folio(page)) != walk->memcg &&
-	    WARN_ON_ONCE(ion_memcg_of_chunk(page) != walk->memcg))
+	    WARN_ON_ONCE(ion_memcg_of_listed(page) != walk->memcg))
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
 	return LRU_REMOVED;
@@ -308,7 +317,7 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
-	if (ion_memcg_of_chunk(page) == walk->memcg)
+	if (ion_memcg_of_listed(page) == walk->memcg)
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
 	if (!--walk->want)

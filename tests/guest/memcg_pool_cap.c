@@ -150,11 +150,27 @@ static void root_cases(struct it_worker *a, struct it_worker *b,
 	       "a's charged chunks take the place of the uncharged ones");
 }
 
+/* Every exit after cg_setup() leaves the module and cgroups as it found them. */
+static void cleanup(char *old)
+{
+	if (old) {
+		old[strcspn(old, "\n")] = '\0';
+		it_param_set("pool_max_mb", old);
+		free(old);
+	}
+	ht_drop_pools();
+	rmdir(CG_A);
+	rmdir(CG_B);
+	rmdir(CG_TOP);
+}
+
 int main(void)
 {
-	struct it_worker a, b, root;
+	static const char *const cg[] = { CG_A, CG_B, IT_CG_ROOT };
+	struct it_worker w[IT_ARRAY_SIZE(cg)];
 	char *old = NULL;
-	int ion, ret;
+	unsigned int n;
+	int ion;
 
 	ion = it_open();
 	if (ion < 0)
@@ -164,35 +180,30 @@ int main(void)
 			 "kernel before 6.8: charged chunks are not pooled");
 		return tap_exit();
 	}
-	ret = cg_setup();
-	if (ret) {
+	if (cg_setup()) {
 		tap_skip("displacement at the pool cap",
 			 "no cgroup2 memory controller");
+		cleanup(NULL);
 		return tap_exit();
 	}
 	if (it_read_file(IT_PARAMS "pool_max_mb", &old) <= 0 ||
 	    it_param_set("pool_max_mb", "4")) {
 		tap_ok(0, "pool_max_mb can be set");
-		return tap_exit();
+		goto out;
 	}
-	if (it_worker_start(&a, it_cg_join, CG_A) ||
-	    it_worker_start(&b, it_cg_join, CG_B) ||
-	    it_worker_start(&root, it_cg_join, IT_CG_ROOT)) {
+	for (n = 0; n < IT_ARRAY_SIZE(cg); n++)
+		if (it_worker_start(&w[n], it_cg_join, (void *)cg[n]))
+			break;
+	if (n == IT_ARRAY_SIZE(cg)) {
+		cgroup_case(&w[0], &w[1]);
+		root_cases(&w[0], &w[1], &w[2]);
+	} else {
 		tap_ok(0, "tasks in cgroups a, b and the root");
-		return tap_exit();
 	}
-	cgroup_case(&a, &b);
-	root_cases(&a, &b, &root);
-	it_worker_stop(&a);
-	it_worker_stop(&b);
-	it_worker_stop(&root);
-	old[strcspn(old, "\n")] = '\0';
-	it_param_set("pool_max_mb", old);
-	free(old);
-	ht_drop_pools();
-	rmdir(CG_A);
-	rmdir(CG_B);
-	rmdir(CG_TOP);
+	while (n--)
+		it_worker_stop(&w[n]);
+out:
+	cleanup(old);
 	close(ion);
 	return tap_exit();
 }

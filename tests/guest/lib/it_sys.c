@@ -6,6 +6,7 @@
 #include <sys/mount.h>
 #include <sys/utsname.h>
 
+#include "heap_util.h"
 #include "ion_test_util.h"
 
 unsigned char it_pat(size_t off, unsigned int seed)
@@ -253,32 +254,21 @@ long long it_cg_num(const char *cg, const char *file, const char *key)
 int it_cg_join(void *cg)
 {
 	char procs[160], pid[16];
-	int fd, ok;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", (const char *)cg);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	fd = open(procs, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, pid, strlen(pid)) == (ssize_t)strlen(pid);
-	close(fd);
-	return ok ? 0 : -EIO;
+	return ht_write_str(procs, pid, 0);
 }
 
 int it_cg_memory(void)
 {
 	struct stat st;
-	int fd, ok;
 
 	if (stat(IT_CG_ROOT "/cgroup.controllers", &st) &&
 	    mount("none", IT_CG_ROOT, "cgroup2", 0, NULL))
 		return -errno;
-	fd = open(IT_CG_ROOT "/cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, "+memory", 7) == 7;
-	close(fd);
-	return ok ? 0 : -EIO;
+	return ht_write_str(IT_CG_ROOT "/cgroup.subtree_control", "+memory",
+			    0);
 }
 
 int it_memcg_pools_kernel(void)
