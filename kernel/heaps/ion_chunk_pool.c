@@ -43,7 +43,8 @@
  * would trade a pooled chunk for another one that still needs zeroing),
  * nor does a chunk no task could take again (charged to the root cgroup
  * after its own cgroups were removed); and the walk of the other
- * cgroups' lists passes at most 256 of the owner's own chunks a node.
+ * cgroups' lists leaves the owner's own list at its first chunk, however
+ * many it holds.
  * An uncached chunk then makes room by giving back any cached pooled
  * ones, which costs nothing.  Otherwise a freed chunk goes back to the
  * buddy allocator.  A free that defers nothing still has the worker trim

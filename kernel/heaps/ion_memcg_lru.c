@@ -8,7 +8,6 @@
 #include <linux/list.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
-#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
@@ -302,14 +301,6 @@ unsigned long ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
 	return taken;
 }
 
-/*
- * How many of its owner's own chunks a displacement may pass on a node
- * before it reaches another cgroup's (the list_lru walks the cgroups' lists
- * in the order of their ids): the time it holds the list_lru's lock, once
- * a freed chunk at the cap, stays bounded.
- */
-#define ION_MEMCG_DISPLACE_PASS	256
-
 static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 					       struct list_lru_one *list,
 					       spinlock_t *lock, void *arg)
@@ -317,8 +308,12 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
+	/*
+	 * The DOC's rule: every chunk on this list is the owner's.  On to the
+	 * next cgroup's list, however many the owner has pooled.
+	 */
 	if (ion_memcg_of_listed(page) == walk->memcg)
-		return LRU_SKIP;
+		return ION_LRU_NEXT_LIST;
 	list_lru_isolate_move(list, item, walk->chunks);
 	if (!--walk->want)
 		*walk->nr_to_walk = 0;
@@ -335,9 +330,10 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
  *
  * For a displacement at the pools' cap: the chunks of every cgroup but
  * @page's (of every cgroup when @page is uncharged; those reparented to
- * the root cgroup included).  On each node the walk passes at most
- * ION_MEMCG_DISPLACE_PASS of the owner's own chunks, and a node that
- * holds only the owner's chunks is not walked.
+ * the root cgroup included).  On each node the walk leaves the owner's
+ * list at its first chunk, so it holds the list_lru's lock for at most
+ * @nr + 1 chunks a node; a node that holds only the owner's chunks is not
+ * walked.
  *
  * Context: Any context; takes a spinlock.
  * Return: the number of chunks taken off.
@@ -362,8 +358,7 @@ unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 			own = list_lru_count_one(&mp->lru, nid, walk.memcg);
 		if (list_lru_count_node(&mp->lru, nid) <= own)
 			continue;
-		walk_nr = walk.want + min_t(unsigned long, own,
-					    ION_MEMCG_DISPLACE_PASS);
+		walk_nr = walk.want + !!own;	/* the owner's first chunk */
 		list_lru_walk_node(&mp->lru, nid, ion_memcg_isolate_other,
 				   &walk, &walk_nr);
 		if (!walk.want)

@@ -77,6 +77,7 @@ static inline bool folio_memcg_charged(struct folio *folio)
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
 #define ION_MEMCG_POOLS	0
+#define ION_LRU_NEXT_LIST	LRU_SKIP	/* no LRU_STOP; never walked */
 static inline bool ion_list_lru_add(struct list_lru *lru,
 				    struct list_head *item, int nid,
 				    struct mem_cgroup *memcg)
@@ -86,6 +87,8 @@ static inline bool ion_list_lru_add(struct list_lru *lru,
 #else
 #define ION_MEMCG_POOLS	1
 #define ion_list_lru_add	list_lru_add
+/* Ends the walk of one cgroup's list; list_lru_walk_node() goes on. */
+#define ION_LRU_NEXT_LIST	LRU_STOP
 #endif
 
 /*
@@ -238,7 +241,8 @@ static inline int reserve_mem_find_by_name(const char *name,
  * 6.13: list_lru walk callbacks lost their spinlock_t * argument (the
  * lock of the list walked, held around the call).  ion's callbacks keep
  * the older signature and never drop that lock; on newer kernels they
- * are called through a trampoline, with NULL for it.  The functions are
+ * are called through a trampoline, with NULL for it, which drops the
+ * lock after an LRU_STOP, as the walk expects there since 6.13.  The functions are
  * defined before the macros that route ion's calls to them.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
@@ -256,8 +260,15 @@ static inline enum lru_status ion_lru_walk_call(struct list_head *item,
 						void *arg)
 {
 	struct ion_lru_walk *w = arg;
+	enum lru_status ret = w->isolate(item, list, NULL, w->arg);
 
-	return w->isolate(item, list, NULL, w->arg);
+	/*
+	 * The walk leaves a list at LRU_STOP without unlocking it (whatever
+	 * list_lru.h says): a callback that stops drops the lock, as zswap's.
+	 */
+	if (ret == LRU_STOP)
+		spin_unlock(&list->lock);
+	return ret;
 }
 
 static inline unsigned long

@@ -15,7 +15,12 @@
  * - from empty pools, b, then the root cgroup: the root's (uncharged)
  *   chunks take the place of b's, and b's memory.current drops;
  * - from empty pools, the root, then a: a's charged chunks take the
- *   place of the uncharged ones, and a's memory.current keeps them.
+ *   place of the uncharged ones, and a's memory.current keeps them;
+ * - with pool_max_mb=32, one cgroup pools 128 chunks of 64 KiB, the other
+ *   512: the other's last 128 take the place of the first's, though it
+ *   has hundreds of its own pooled, whichever of the two cgroups' lists
+ *   the walk visits first (it left the owner's list only after 256 of
+ *   its chunks, and failed); each way round.
  *
  * Before, each of these frees went to the buddy allocator and the pools
  * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
@@ -150,6 +155,48 @@ static void root_cases(struct it_worker *a, struct it_worker *b,
 	       "a's charged chunks take the place of the uncharged ones");
 }
 
+#define MANY_CAP_MB	32		/* as written to pool_max_mb */
+#define MANY_CAP	(MANY_CAP_MB * (long long)MiB)
+#define MANY_LEN	(64 * KiB)
+#define MANY_N		((int)(MANY_CAP / MANY_LEN))	/* fill the cap */
+#define MANY_OTHER	(MANY_N / 4)
+
+/*
+ * @x frees MANY_N chunks at a cap @y holds MANY_OTHER of: the last of
+ * them once the pools list hundreds of @x's (in a burst, most would still
+ * wait for the zeroing worker).
+ */
+static void many_case(struct it_worker *x, struct it_worker *y,
+		      const char *xname, const char *yname)
+{
+	struct it_reply rx, ry;
+	long long charged;
+
+	ht_drop_pools();
+	ry = it_worker_alloc(y, MANY_OTHER, MANY_LEN, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED);
+	it_worker_free(y, IT_WORKER_FREE_ALL);
+	tap_diag("%s: %lld KiB pooled, charged", yname, pooled().charged / KiB);
+	rx = it_worker_alloc(x, MANY_N, MANY_LEN, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED);
+	/* its first frees fill the cap and are listed before the others */
+	it_worker_free(x, MANY_N - MANY_OTHER);
+	ht_wait_deferred();
+	it_worker_free(x, IT_WORKER_FREE_ALL);
+	ht_wait_deferred();
+	/* y's chunks, if still pooled, serve y's next buffers */
+	ry.done += it_worker_alloc(y, MANY_OTHER, MANY_LEN,
+				   ION_HEAP_SYSTEM_MASK, ION_FLAG_CACHED).done;
+	charged = pooled().charged;
+	tap_diag("%s, then %s: %lld KiB pooled, charged, after %s's next %d",
+		 yname, xname, charged / KiB, yname, MANY_OTHER);
+	tap_ok(rx.done == MANY_N && ry.done == 2 * MANY_OTHER &&
+	       charged > MANY_CAP - 4 * (long long)MiB,
+	       "%s's last chunks take the place of %s's, with hundreds of its own pooled",
+	       xname, yname);
+	it_worker_free(y, IT_WORKER_FREE_ALL);
+}
+
 /* Every exit after cg_setup() leaves the module and cgroups as it found them. */
 static void cleanup(char *old)
 {
@@ -197,6 +244,12 @@ int main(void)
 	if (n == IT_ARRAY_SIZE(cg)) {
 		cgroup_case(&w[0], &w[1]);
 		root_cases(&w[0], &w[1], &w[2]);
+		if (it_param_set("pool_max_mb", "32")) {
+			tap_ok(0, "pool_max_mb can be set to %d", MANY_CAP_MB);
+		} else {
+			many_case(&w[0], &w[1], "a", "b");
+			many_case(&w[1], &w[0], "b", "a");
+		}
 	} else {
 		tap_ok(0, "tasks in cgroups a, b and the root");
 	}
