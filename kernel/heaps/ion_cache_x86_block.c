@@ -38,9 +38,9 @@
  * Keeping.  Up to uncached_keep_blocks (default 1) empty blocks stay
  * converted for the next uncached allocation, which would otherwise pay a
  * whole block's zeroing and conversion after the pools drained.  The
- * lowest are kept (one below 4 GiB serves every mask); the others return
- * to write-back and the buddy allocator at once.  A pooled chunk keeps
- * its block converted until the shrinker frees it.
+ * lowest are kept (one below 4 GiB serves every mask; a caller takes the
+ * highest below its limit), the others are restored and freed at once.
+ * A pooled chunk keeps its block converted until the pools free it.
  *
  * Fallback.  When no order-9 block can be had (fragmented memory), the
  * heap converts the chunk alone as before (ion_cache_set_uncached()), and
@@ -293,7 +293,7 @@ static struct ion_block *ion_blocks_find(unsigned int order, bool charged,
 		if (*off >= 0)
 			return blk;
 	}
-	list_for_each_entry(blk, &ion_blocks.empty, node) {
+	list_for_each_entry_reverse(blk, &ion_blocks.empty, node) {
 		if (charged || !ion_block_below(blk, limit))
 			continue;
 		ion_blocks.nempty--;

@@ -29,6 +29,9 @@
  *   (MemFree and the per-CPU lists) rose by 8 MiB; with none kept, the
  *   blocks emptied are freed and count: memory.reclaim of 12M succeeds
  *   with free memory up by 8 MiB (SKIP without memory.reclaim);
+ * - an unmasked caller leaves the low kept blocks to callers with a DMA
+ *   mask: with KEEP_N blocks kept empty (pool_max_mb=0), a 4 KiB uncached
+ *   buffer is cut from the highest of them (it took the lowest);
  * - the counters add up: blocks held = converted - restored - leaked, and
  *   none leaked;
  * - uncached system-contig buffers of at most 2 MiB are chunks of the
@@ -193,6 +196,56 @@ static void zero_case(int ion)
 	tap_ok(!ret, "after drop_caches, chunks of a kept block are zeroed");
 }
 
+#define KEEP_N		4	/* as written to uncached_keep_blocks */
+#define BLOCK		(2 * MiB)
+
+/* The base of the block of @buf's first page, or 0. */
+static unsigned long long block_of(int tfd, int buf)
+{
+	return ht_buf_phys(tfd, buf) & ~(unsigned long long)(BLOCK - 1);
+}
+
+/* Fill KEEP_N blocks with 1 MiB buffers, free them, then cut 4 KiB. */
+static void high_first_case(int ion, int tfd)
+{
+	unsigned long long lo = ~0ULL, hi = 0, b, got = 0;
+	int bufs[2 * KEEP_N], i, n = 0, small;
+	char *cap = NULL;
+
+	if (it_read_file(IT_PARAMS "pool_max_mb", &cap) < 0 ||
+	    it_param_set("pool_max_mb", "0") || it_param_set(KEEP, "0") ||
+	    ht_drop_pools() || it_param_set(KEEP, "4")) {
+		tap_ok(0, "pool_max_mb=0, %s=%d", KEEP, KEEP_N);
+		goto out;
+	}
+	for (n = 0; n < 2 * KEEP_N; n++) {
+		bufs[n] = alloc_uncached(ion, MiB);
+		if (bufs[n] < 0)
+			break;
+		b = block_of(tfd, bufs[n]);
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	for (i = 0; i < n; i++)
+		close(bufs[i]);
+	small = alloc_uncached(ion, 4 * KiB);
+	if (small >= 0) {
+		got = block_of(tfd, small);
+		close(small);
+	}
+	tap_diag("kept blocks from %#llx to %#llx; a 4 KiB buffer cut from %#llx",
+		 lo, hi, got);
+	tap_ok(n == 2 * KEEP_N && lo < hi && got == hi,
+	       "an unmasked caller takes the highest kept block, leaving the low ones to masked callers");
+out:
+	if (cap) {
+		cap[strcspn(cap, "\n")] = '\0';
+		if (it_param_set("pool_max_mb", cap))
+			tap_diag("could not restore pool_max_mb=%s", cap);
+	}
+	free(cap);
+}
+
 static void counters_case(void)
 {
 	long long held = ht_system_num("uncached_blocks");
@@ -349,6 +402,7 @@ int main(void)
 	zero_case(ion);
 	reclaim_case(ion);
 	contig_case(ion, tfd);
+	high_first_case(ion, tfd);
 	counters_case();
 	if (keep && it_param_set(KEEP, keep))
 		tap_diag("could not restore %s=%s", KEEP, keep);
