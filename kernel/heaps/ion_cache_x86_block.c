@@ -30,10 +30,10 @@
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
  * n is the first free aligned run of 2^n pages (first fit over the blocks
- * with room, then a kept empty block, then a new one).  Every page that
- * came back is dirty and zeroed (through the write-combined linear map:
- * no cache line left) when handed out again.  A new block is zeroed by
- * the buddy allocator, and its conversion flushes its lines.
+ * with room, then the highest kept empty one, then a new one).  A page
+ * that came back is dirty and zeroed (through the write-combined linear
+ * map: no cache line left) when handed out again.  A new block is zeroed
+ * by the buddy allocator, and its conversion flushes its lines.
  *
  * Keeping.  Up to uncached_keep_blocks (default 1) empty blocks stay
  * converted for the next uncached allocation, which would otherwise pay a
@@ -276,8 +276,8 @@ static int ion_block_take(struct ion_block *blk, unsigned int order)
 }
 
 /*
- * A chunk of @order from a block already converted, below @limit, that
- * serves the caller, or -1 in *@off.  Empty kept blocks are never charged.
+ * A chunk of @order from a converted block below @limit that serves the
+ * caller (of the kept empty ones, the highest), or -1 in *@off.
  */
 static struct ion_block *ion_blocks_find(unsigned int order, bool charged,
 					 u64 limit, int *off)

@@ -358,7 +358,8 @@ unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 			own = list_lru_count_one(&mp->lru, nid, walk.memcg);
 		if (list_lru_count_node(&mp->lru, nid) <= own)
 			continue;
-		walk_nr = walk.want + !!own;	/* the owner's first chunk */
+		/* and the owner's first chunk ("own" was read unlocked) */
+		walk_nr = walk.want + !!walk.memcg;
 		list_lru_walk_node(&mp->lru, nid, ion_memcg_isolate_other,
 				   &walk, &walk_nr);
 		if (!walk.want)

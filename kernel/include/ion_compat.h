@@ -240,10 +240,12 @@ static inline int reserve_mem_find_by_name(const char *name,
 /*
  * 6.13: list_lru walk callbacks lost their spinlock_t * argument (the
  * lock of the list walked, held around the call).  ion's callbacks keep
- * the older signature and never drop that lock; on newer kernels they
- * are called through a trampoline, with NULL for it, which drops the
- * lock after an LRU_STOP, as the walk expects there since 6.13.  The functions are
- * defined before the macros that route ion's calls to them.
+ * the older signature and never drop that lock themselves; on newer
+ * kernels they are called through a trampoline, with NULL for it, which
+ * drops it after an LRU_STOP (the walk leaves the list locked there since
+ * 6.13).  Only the walks that take the lock without disabling interrupts
+ * are routed.  The functions are defined before the macros that route
+ * ion's calls to them.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 typedef enum lru_status (*ion_lru_walk_cb)(struct list_head *item,

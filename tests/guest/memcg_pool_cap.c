@@ -16,11 +16,12 @@
  *   chunks take the place of b's, and b's memory.current drops;
  * - from empty pools, the root, then a: a's charged chunks take the
  *   place of the uncharged ones, and a's memory.current keeps them;
- * - with pool_max_mb=32, one cgroup pools 128 chunks of 64 KiB, the other
- *   512: the other's last 128 take the place of the first's, though it
- *   has hundreds of its own pooled, whichever of the two cgroups' lists
- *   the walk visits first (it left the owner's list only after 256 of
- *   its chunks, and failed); each way round.
+ * - with pool_max_mb=32, one cgroup pools 127 chunks of 64 KiB (its first
+ *   free is isolated, not pooled), the other frees 384 and then 128 more:
+ *   those take the place of the first cgroup's, though it has 383 of its
+ *   own pooled, whichever of the two cgroups' lists the walk visits first
+ *   (before, it left the owner's list only after 256 of its chunks, and
+ *   failed); each way round.
  *
  * Before, each of these frees went to the buddy allocator and the pools
  * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
@@ -162,16 +163,19 @@ static void root_cases(struct it_worker *a, struct it_worker *b,
 #define MANY_OTHER	(MANY_N / 4)
 
 /*
- * @x frees MANY_N chunks at a cap @y holds MANY_OTHER of: the last of
- * them once the pools list hundreds of @x's (in a burst, most would still
- * wait for the zeroing worker).
+ * @x frees MANY_N chunks at a cap @y holds MANY_OTHER of (less its first
+ * free's, isolated): the last of them once the pools list hundreds of
+ * @x's (in a burst, most would still wait for the zeroing worker).  @y
+ * is uncharged the chunks they displace, and its next buffers are fresh.
  */
 static void many_case(struct it_worker *x, struct it_worker *y,
 		      const char *xname, const char *yname)
 {
+	long long charged, y0, y1;
 	struct it_reply rx, ry;
-	long long charged;
+	char ycg[96];
 
+	snprintf(ycg, sizeof(ycg), CG_TOP "/%s", yname);
 	ht_drop_pools();
 	ry = it_worker_alloc(y, MANY_OTHER, MANY_LEN, ION_HEAP_SYSTEM_MASK,
 			     ION_FLAG_CACHED);
@@ -182,15 +186,19 @@ static void many_case(struct it_worker *x, struct it_worker *y,
 	/* its first frees fill the cap and are listed before the others */
 	it_worker_free(x, MANY_N - MANY_OTHER);
 	ht_wait_deferred();
+	y0 = cur(ycg);
 	it_worker_free(x, IT_WORKER_FREE_ALL);
 	ht_wait_deferred();
+	y1 = cur(ycg);
 	/* y's chunks, if still pooled, serve y's next buffers */
 	ry.done += it_worker_alloc(y, MANY_OTHER, MANY_LEN,
 				   ION_HEAP_SYSTEM_MASK, ION_FLAG_CACHED).done;
 	charged = pooled().charged;
-	tap_diag("%s, then %s: %lld KiB pooled, charged, after %s's next %d",
-		 yname, xname, charged / KiB, yname, MANY_OTHER);
+	tap_diag("%s, then %s: %s's memory.current %lld -> %lld KiB; %lld KiB pooled, charged, after %s's next %d",
+		 yname, xname, yname, y0 / KiB, y1 / KiB, charged / KiB, yname,
+		 MANY_OTHER);
 	tap_ok(rx.done == MANY_N && ry.done == 2 * MANY_OTHER &&
+	       y0 - y1 >= (long long)(MANY_OTHER * MANY_LEN / 2) &&
 	       charged > MANY_CAP - 4 * (long long)MiB,
 	       "%s's last chunks take the place of %s's, with hundreds of its own pooled",
 	       xname, yname);

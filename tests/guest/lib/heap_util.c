@@ -137,11 +137,13 @@ const char *ht_mode_name(unsigned int mode)
 int ht_write_str(const char *path, const char *val, int flags)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -errno;
+	n = write(fd, val, strlen(val));
+	if (n != (ssize_t)strlen(val))
+		ret = n < 0 ? -errno : -EIO;
 	close(fd);
 	return ret;
 }
