@@ -569,11 +569,13 @@ out:
 /* auto_commit_pct bounds the bytes live buffers promise. */
 static void commit_case(int ion)
 {
-	const char *param = "/sys/module/ion/parameters/auto_commit_pct";
+	struct it_param saved;
 	int buf;
 
-	if (ht_write_str(param, "1", 0)) {
+	if (it_param_save(&saved, "auto_commit_pct") ||
+	    it_param_set("auto_commit_pct", "1")) {
 		tap_skip("auto_commit_pct", "parameter not writable");
+		it_param_restore(&saved);
 		return;
 	}
 	buf = auto_alloc(ion, 256 << 20, ION_FLAG_CACHED);
@@ -581,7 +583,7 @@ static void commit_case(int ion)
 		  "auto_commit_pct=1: a 256 MiB auto buffer is refused");
 	if (buf >= 0)
 		close(buf);
-	ht_write_str(param, "100", 0);
+	it_param_restore(&saved);
 }
 
 int main(void)

@@ -312,6 +312,7 @@ static void over_max_case(int ion)
 
 static void charge_case(int ion)
 {
+	struct it_param saved;
 	struct stat st;
 	int ret = 0;
 
@@ -328,12 +329,13 @@ static void charge_case(int ion)
 		tap_ok(0, "cgroup2 with the memory controller");
 		return;
 	}
+	if (it_param_save(&saved, "memcg_charge"))
+		tap_diag("could not read memcg_charge");
 	tap_ok(!charge_round(ion, 1),
 	       "charged at first use to the first user's cgroup, not the allocator's");
 	tap_ok(!charge_round(ion, 0),
 	       "memcg_charge=N: the first use charges nothing");
-	if (ht_write_str(CG_PARAM, "Y\n", 0))
-		tap_diag("could not turn memcg_charge back on");
+	it_param_restore(&saved);
 	over_max_case(ion);
 	wait_deferred();
 	if (rmdir(CG))

@@ -24,10 +24,8 @@
  */
 #include "heap_util.h"
 
-
 #define EXTFRAG	"/proc/sys/vm/extfrag_threshold"
 #define PROACTIVE	"/proc/sys/vm/compaction_proactiveness"
-#define KEEP_BLOCKS	"/sys/module/ion/parameters/uncached_keep_blocks"
 
 static const struct {
 	size_t len;
@@ -207,7 +205,8 @@ static void one_case(int ion, int tfd, unsigned int c, unsigned int flags,
 
 int main(void)
 {
-	char *extfrag = NULL, *proactive = NULL, *keep = NULL;
+	char *extfrag = NULL, *proactive = NULL;
+	struct it_param keep;
 	struct it_heaps hs;
 	unsigned int c, m;
 	int ion, tfd;
@@ -223,9 +222,8 @@ int main(void)
 		return tap_exit();
 	if (proactive)
 		ht_write_str(PROACTIVE, "0\n", 0);
-	it_read_file(KEEP_BLOCKS, &keep);
-	if (keep)
-		ht_write_str(KEEP_BLOCKS, "0\n", 0);
+	if (!it_param_save(&keep, "uncached_keep_blocks"))
+		it_param_set("uncached_keep_blocks", "0");
 	if (ht_drop_pools())
 		tap_diag("the pools may not be empty");
 
@@ -237,9 +235,7 @@ int main(void)
 	ht_write_str(EXTFRAG, extfrag, 0);
 	if (proactive)
 		ht_write_str(PROACTIVE, proactive, 0);
-	if (keep)
-		ht_write_str(KEEP_BLOCKS, keep, 0);
-	free(keep);
+	it_param_restore(&keep);
 	free(extfrag);
 	free(proactive);
 	close(tfd);

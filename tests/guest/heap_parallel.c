@@ -356,7 +356,7 @@ static void kill_case(void)
 int main(void)
 {
 	struct it_heaps hs;
-	long long helpers0;
+	struct it_param helpers0, min0;
 	int ion, tfd;
 
 	ion = it_setup(&hs);
@@ -370,7 +370,11 @@ int main(void)
 		tap_ok(0, "open %s", HT_TEST_DEV);
 		return tap_exit();
 	}
-	helpers0 = param(HELPERS_PARAM);
+	if (it_param_save(&helpers0, "parallel_helpers") ||
+	    it_param_save(&min0, "parallel_min_kb")) {
+		tap_ok(0, "parallel_helpers and parallel_min_kb readable");
+		return tap_exit();
+	}
 	set_param(HELPERS_PARAM, 3);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		tap_skip("helped fills", "one CPU online");
@@ -383,7 +387,8 @@ int main(void)
 	warm_case(ion, tfd);
 	confined_case(ion, tfd);
 	priority_case(ion, tfd);
-	set_param(HELPERS_PARAM, helpers0);
+	it_param_restore(&helpers0);
+	it_param_restore(&min0);
 	close(tfd);
 	close(ion);
 	return tap_exit();

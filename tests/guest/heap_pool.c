@@ -329,18 +329,14 @@ static void pressure_case(int ion)
 static void cap_case(int ion)
 {
 	static const size_t big[] = { 4 * MiB, 4 * MiB, 4 * MiB };
-	char old[32] = "";
 	long long cap, pooled = -1, trimmed = -1;
-	int ret, fd;
+	struct it_param old;
+	int ret;
 
-	fd = open(CAP_PARAM, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, old, sizeof(old) - 1) <= 0) {
+	if (it_param_save(&old, "pool_max_mb")) {
 		tap_ok(0, "the pool cap holds");
-		if (fd >= 0)
-			close(fd);
 		return;
 	}
-	close(fd);
 	ret = ht_drop_pools();
 	if (!ret)
 		ret = ht_write_str(CAP_PARAM, "4\n", 0);
@@ -379,8 +375,7 @@ static void cap_case(int ion)
 	       "lowering the pool cap trims the pools");
 	if (ret)
 		tap_diag("%s", strerror(-ret));
-	if (ht_write_str(CAP_PARAM, old, 0))
-		tap_diag("could not restore pool_max_mb=%s", old);
+	it_param_restore(&old);
 }
 
 /* Closes @ion: nothing of this program may hold ion.ko while it unloads. */

@@ -155,12 +155,12 @@ static void zero_case(int ion)
 {
 	static const size_t lens[] = { 4 * KiB, 64 * KiB, 1 * MiB,
 				       1 * MiB + 68 * KiB };
-	char *cap = NULL;
+	struct it_param cap;
 	long long chunks0;
 	unsigned int i;
 	int ret;
 
-	if (it_read_file(IT_PARAMS "pool_max_mb", &cap) < 0) {
+	if (it_param_save(&cap, "pool_max_mb")) {
 		tap_ok(0, "pool_max_mb readable");
 		return;
 	}
@@ -180,9 +180,7 @@ static void zero_case(int ion)
 	tap_ok(!ret && ht_system_num("pool_bytes") == 0 &&
 	       ht_system_num("uncached_block_chunks") > chunks0,
 	       "without pools, chunks cut again from a block are zeroed");
-	if (it_param_set("pool_max_mb", cap))
-		tap_diag("could not restore pool_max_mb=%s", cap);
-	free(cap);
+	it_param_restore(&cap);
 	ret = 0;
 	for (i = 0; i < IT_ARRAY_SIZE(lens) && !ret; i++) {
 		ret = ht_fill_free(ion, lens[i], ION_HEAP_TYPE_SYSTEM, 0,
@@ -210,9 +208,9 @@ static void high_first_case(int ion, int tfd)
 {
 	unsigned long long lo = ~0ULL, hi = 0, b, got = 0;
 	int bufs[2 * KEEP_N], i, n = 0, small;
-	char *cap = NULL;
+	struct it_param cap;
 
-	if (it_read_file(IT_PARAMS "pool_max_mb", &cap) < 0 ||
+	if (it_param_save(&cap, "pool_max_mb") ||
 	    it_param_set("pool_max_mb", "0") || it_param_set(KEEP, "0") ||
 	    ht_drop_pools() || it_param_set(KEEP, "4")) {
 		tap_ok(0, "pool_max_mb=0, %s=%d", KEEP, KEEP_N);
@@ -238,12 +236,7 @@ static void high_first_case(int ion, int tfd)
 	tap_ok(n == 2 * KEEP_N && lo < hi && got == hi,
 	       "an unmasked caller takes the highest kept block, leaving the low ones to masked callers");
 out:
-	if (cap) {
-		cap[strcspn(cap, "\n")] = '\0';
-		if (it_param_set("pool_max_mb", cap))
-			tap_diag("could not restore pool_max_mb=%s", cap);
-	}
-	free(cap);
+	it_param_restore(&cap);
 }
 
 static void counters_case(void)
@@ -378,7 +371,7 @@ static void contig_case(int ion, int tfd)
 int main(void)
 {
 	struct it_heaps hs;
-	char *keep = NULL;
+	struct it_param keep;
 	int ion, tfd;
 
 	ion = it_setup(&hs);
@@ -394,7 +387,7 @@ int main(void)
 		close(ion);
 		return tap_exit();
 	}
-	if (it_read_file(IT_PARAMS KEEP, &keep) < 0)
+	if (it_param_save(&keep, KEEP))
 		tap_diag("could not read %s", KEEP);
 	wc_case(ion, tfd);
 	direct_map_case(ion);
@@ -404,9 +397,7 @@ int main(void)
 	contig_case(ion, tfd);
 	high_first_case(ion, tfd);
 	counters_case();
-	if (keep && it_param_set(KEEP, keep))
-		tap_diag("could not restore %s=%s", KEEP, keep);
-	free(keep);
+	it_param_restore(&keep);
 	close(tfd);
 	close(ion);
 	return tap_exit();

@@ -188,10 +188,10 @@ static void dma_keep_case(int ion, int tfd)
 	long long conv0, conv = -1;
 	unsigned long long phys = 0;
 	unsigned int i;
+	struct it_param keep;
 	int buf, ret;
-	char *keep;
 
-	if (it_read_file(IT_PARAMS "uncached_keep_blocks", &keep) < 0) {
+	if (it_param_save(&keep, "uncached_keep_blocks")) {
 		tap_ok(0, "uncached_keep_blocks readable");
 		return;
 	}
@@ -225,9 +225,7 @@ static void dma_keep_case(int ion, int tfd)
 	tap_ok(!ret && conv0 >= 0 && conv - conv0 <= 1,
 	       "the lowest empty block is kept: %u small uncached DMA-heap buffers convert at most one block",
 	       KEEP_ROUNDS);
-	if (it_param_set("uncached_keep_blocks", keep))
-		tap_diag("could not restore uncached_keep_blocks=%s", keep);
-	free(keep);
+	it_param_restore(&keep);
 }
 
 int main(void)

@@ -148,11 +148,11 @@ static void zero_case(int ion)
 {
 	static const size_t lens[] = { 4 * KiB, 64 * KiB, 1 * MiB,
 				       1 * MiB + 68 * KiB };
-	char *cap = NULL;
+	struct it_param cap;
 	unsigned int i;
 	int pin, ret;
 
-	if (it_read_file(IT_PARAMS "pool_max_mb", &cap) < 0) {
+	if (it_param_save(&cap, "pool_max_mb")) {
 		tap_ok(0, "pool_max_mb readable");
 		return;
 	}
@@ -174,9 +174,7 @@ static void zero_case(int ion)
 	       "chunks cut again from a charged block are zeroed");
 	if (pin >= 0)
 		close(pin);
-	if (it_param_set("pool_max_mb", cap))
-		tap_diag("could not restore pool_max_mb=%s", cap);
-	free(cap);
+	it_param_restore(&cap);
 }
 
 static long long cg_oom_events(void)

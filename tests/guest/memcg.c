@@ -378,11 +378,14 @@ static void test_pool_reclaim(struct it_worker *a, struct it_worker *b,
 
 static void test_off(struct it_worker *b, unsigned int sys)
 {
+	struct it_param saved;
 	long long b0;
 	struct it_reply r;
 
-	if (write_file(PARAM, "N")) {
+	if (it_param_save(&saved, "memcg_charge") ||
+	    it_param_set("memcg_charge", "N")) {
 		tap_ok(0, "memcg_charge can be turned off");
+		it_param_restore(&saved);
 		return;
 	}
 	b0 = reclaimed(CG_B);
@@ -390,7 +393,7 @@ static void test_off(struct it_worker *b, unsigned int sys)
 	tap_ok(r.done == 16 && current_of(CG_B) - b0 < 2 * MIB,
 	       "with memcg_charge=N nothing is charged");
 	it_worker_free(b, IT_WORKER_FREE_ALL);
-	write_file(PARAM, "Y");
+	it_param_restore(&saved);
 }
 
 int main(void)

@@ -206,13 +206,9 @@ static void many_case(struct it_worker *x, struct it_worker *y,
 }
 
 /* Every exit after cg_setup() leaves the module and cgroups as it found them. */
-static void cleanup(char *old)
+static void cleanup(struct it_param *old)
 {
-	if (old) {
-		old[strcspn(old, "\n")] = '\0';
-		it_param_set("pool_max_mb", old);
-		free(old);
-	}
+	it_param_restore(old);
 	ht_drop_pools();
 	rmdir(CG_A);
 	rmdir(CG_B);
@@ -223,7 +219,7 @@ int main(void)
 {
 	static const char *const cg[] = { CG_A, CG_B, IT_CG_ROOT };
 	struct it_worker w[IT_ARRAY_SIZE(cg)];
-	char *old = NULL;
+	struct it_param old = { .val = NULL };
 	unsigned int n;
 	int ion;
 
@@ -238,10 +234,10 @@ int main(void)
 	if (cg_setup()) {
 		tap_skip("displacement at the pool cap",
 			 "no cgroup2 memory controller");
-		cleanup(NULL);
+		cleanup(&old);
 		return tap_exit();
 	}
-	if (it_read_file(IT_PARAMS "pool_max_mb", &old) <= 0 ||
+	if (it_param_save(&old, "pool_max_mb") ||
 	    it_param_set("pool_max_mb", "4")) {
 		tap_ok(0, "pool_max_mb can be set");
 		goto out;
@@ -264,7 +260,7 @@ int main(void)
 	while (n--)
 		it_worker_stop(&w[n]);
 out:
-	cleanup(old);
+	cleanup(&old);
 	close(ion);
 	return tap_exit();
 }

@@ -82,6 +82,7 @@ static int set_adj(const char *val)
 static void case_charge(int ion)
 {
 	long long base = rss_shmem(0);
+	struct it_param saved;
 	int buf, buf2, charged;
 
 	/* Each "given back" case counts only after its charge was seen. */
@@ -95,7 +96,9 @@ static void case_charge(int ion)
 	       "freeing it takes the charge back");
 
 	buf = it_alloc_fd(ion, BUF_LEN, ION_HEAP_SYSTEM_MASK, 0);
-	ht_write_str(PARAM, "N", 0);
+	if (it_param_save(&saved, "oom_charge") ||
+	    it_param_set("oom_charge", "N"))
+		tap_diag("could not set oom_charge=N");
 	buf2 = it_alloc_fd(ion, BUF_LEN, ION_HEAP_SYSTEM_MASK, 0);
 	charged = buf >= 0 && buf2 >= 0 &&
 		  near("self", base, rss_shmem(0), BUF_LEN);
@@ -104,7 +107,7 @@ static void case_charge(int ion)
 		close(buf);
 	if (buf2 >= 0)
 		close(buf2);
-	ht_write_str(PARAM, "Y", 0);
+	it_param_restore(&saved);
 	tap_ok(charged && near("self", base, rss_shmem(0), 0),
 	       "a buffer charged before oom_charge=N is given back exactly");
 }

@@ -266,6 +266,20 @@ int it_recv_fd(int sock, void *data, size_t len, int flags);
 int it_become_user(uid_t uid, gid_t group);
 int it_param_set(const char *name, const char *val);
 int it_param_set_array(const char *name, const long *vals, unsigned int n);
+
+/*
+ * One of ion's parameters, saved to be put back after a test changed it.
+ * it_param_save(): read @name's value (in IT_PARAMS) into @p, 0 or
+ * -errno (then @p holds nothing).  it_param_restore(): write the saved
+ * value back, with a diagnostic when that fails, and forget it (0 or
+ * -errno; 0 when @p holds nothing).
+ */
+struct it_param {
+	char name[64];
+	char *val;
+};
+int it_param_save(struct it_param *p, const char *name);
+int it_param_restore(struct it_param *p);
 long long it_quota_bytes(const char *heap, const char *kind, const char *who);
 
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Quotas and other users: ion's quota parameters, the debugfs quota file,
- * and a process becoming an unprivileged user.
+ * Quotas and other users: ion's quota parameters (and saving and putting
+ * back any of ion's parameters), the debugfs quota file, and a process
+ * becoming an unprivileged user.
  */
 #include <grp.h>
 
@@ -35,6 +36,39 @@ int it_param_set_array(const char *name, const long *vals, unsigned int n)
 		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%s%ld",
 			 i ? "," : "", vals[i]);
 	return it_param_set(name, val);
+}
+
+int it_param_save(struct it_param *p, const char *name)
+{
+	char path[128];
+	int ret;
+
+	*p = (struct it_param){ .val = NULL };
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(path, sizeof(path), IT_PARAMS "%s", name);
+	ret = it_read_file(path, &p->val);
+	if (ret < 0) {
+		free(p->val);
+		p->val = NULL;
+		return ret;
+	}
+	p->val[strcspn(p->val, "\n")] = '\0';
+	return 0;
+}
+
+int it_param_restore(struct it_param *p)
+{
+	int ret;
+
+	if (!p->val)
+		return 0;
+	ret = it_param_set(p->name, p->val);
+	if (ret)
+		tap_diag("could not restore %s=%s: %s", p->name, p->val,
+			 strerror(-ret));
+	free(p->val);
+	p->val = NULL;
+	return ret;
 }
 
 long long it_quota_bytes(const char *heap, const char *kind, const char *who)
