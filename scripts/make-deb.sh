@@ -30,9 +30,9 @@ mkver=$(sed -n 's/^LIBION_VERSION := //p' Makefile)
 [ "$version" = "$mkver" ] ||
 	die "debian/changelog says $version, the Makefile's LIBION_VERSION $mkver"
 
-# Every module_param (and _array) of ion.ko has its commented default.
+# Every module_param (_array, _cb) of ion.ko has its commented default.
 missing=""
-for p in $(grep -rhoE 'module_param(_array)?\([a-z_0-9]+' kernel |
+for p in $(grep -rhoE 'module_param(_array|_cb)?\([a-z_0-9]+' kernel |
 	   sed 's/.*(//' | sort -u); do
 	grep -qE "^#options ion $p=" debian/ion-dkms.ion.modprobe ||
 		missing+=" $p"

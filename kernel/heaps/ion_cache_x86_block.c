@@ -25,8 +25,8 @@
  * left 4 KiB ones (blocks and fallback alike).
  *
  * Limits.  A caller with a DMA mask (the DMA heap) takes chunks only of
- * blocks wholly below it, new ones from ZONE_DMA32 (ZONE_DMA for a mask
- * under 32 bits): with memory above 4 GiB too, none is converted alone.
+ * blocks wholly below it; new ones from ZONE_DMA (under 32 bits),
+ * ZONE_DMA32 (32) or any zone (a wider mask: one above it is given back).
  *
  * Chunks.  Each block has a bitmap of its pages in use; a chunk of order
  * n is the first free aligned run of 2^n pages (first fit over the blocks

@@ -141,8 +141,8 @@ gfp_t ion_memcg_gfp(void)
  * one, set_active_memcg(), or its own) is not the root.
  *
  * Context: Process context.
- * Return: true when the caller must neither take pooled chunks nor have
- * helpers allocate for it.
+ * Return: true when the caller may take only pooled chunks charged to its
+ * own cgroup, and no helpers may allocate for it.
  */
 bool ion_memcg_caller_charged(void)
 {

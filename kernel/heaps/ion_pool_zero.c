@@ -28,9 +28,11 @@
  * when it preempted the freeing task).  Waking it is not
  * free either: a wake-up of an idle CPU cost more than everything else a
  * 4 KiB free does, in the bench's measurements (tens of microseconds,
- * milliseconds at p90, under TCG).  So a free never wakes it: it is
+ * milliseconds at p90, under TCG).  So a free does not wake it: it is
  * queued with a short delay (ION_POOL_DELAY_MS), and a timer wakes it
- * once for a whole burst of frees.  Until then the pages are neither
+ * once for a whole burst of frees.  (Only a free that finds the pools
+ * over their cap, pool_max_mb having been lowered, has it trim them at
+ * once: ion_pool_zero_check_cap().)  Until then the pages are neither
  * pooled nor lost: they are counted in deferred_free_bytes, and an
  * allocation meanwhile takes fresh zeroed pages from the buddy allocator,
  * as without pools.  When the CPUs are busy the pools simply refill more
