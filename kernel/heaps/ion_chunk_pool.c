@@ -36,10 +36,17 @@
  * At the cap a freed chunk first makes room by giving back cached pooled
  * chunks that its owner could not reuse: for a chunk charged to a memory
  * cgroup, the uncharged ones and those of other cgroups; for an uncharged
- * one, the charged ones.  So the pools hold the chunks of whoever freed
- * last, not of whoever filled them first: a cgroup that freed a lot and
- * went idle does not keep every other user from pooling until memory
- * runs short.  Chunks of the same owner never displace each other (that
+ * one, the charged ones; oldest first, and only those pooled at least
+ * pool_displace_ms ago (default 1000).  So the pools come to hold the
+ * chunks of whoever frees now, not of whoever filled them first: a
+ * cgroup that freed a lot and went idle does not keep every other user
+ * from pooling until memory runs short.  And owners that free in turn at
+ * the cap do not displace each other's chunks as soon as the worker
+ * pooled them: that spent the worker's zeroing (CPU time charged to no
+ * one) on chunks given back before anyone reused them; such a free goes
+ * back to the buddy allocator instead, as below.  A cgroup's list is
+ * oldest first, so the walk leaves a list at its first chunk pooled too
+ * recently.  Chunks of the same owner never displace each other (that
  * would trade a pooled chunk for another one that still needs zeroing),
  * nor does a chunk no task could take again (charged to the root cgroup
  * after its own cgroups were removed); and the walk of the other

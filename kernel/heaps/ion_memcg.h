@@ -108,6 +108,7 @@ unsigned long ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
 unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 					    struct page *page,
 					    unsigned long nr,
+					    unsigned long before,
 					    struct list_head *chunks);
 #else
 static inline gfp_t ion_memcg_gfp(void)
@@ -194,7 +195,8 @@ ion_memcg_pool_isolate(struct ion_memcg_pool *mp,
 
 static inline unsigned long
 ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp, struct page *page,
-			      unsigned long nr, struct list_head *chunks)
+			      unsigned long nr, unsigned long before,
+			      struct list_head *chunks)
 {
 	return 0;
 }

@@ -5,6 +5,7 @@
  * ion_memcg.c: the page pools (ion_page_pool.c, ion_pool_shrink.c) keep
  * their charged chunks here.
  */
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
@@ -35,13 +36,23 @@ static DEFINE_MUTEX(ion_memcg_lru_mutex);	/* protects the cache */
  * @want:   for a displacement, the chunks still to take
  * @nr_to_walk: for a displacement, the walk's budget: set to 0 once
  *	    @want is, so that the walk stops
+ * @before: for a displacement, the latest pooling time (jiffies) of a
+ *	    chunk it may take
  */
 struct ion_memcg_walk {
 	struct list_head *chunks;
 	struct mem_cgroup *memcg;
 	unsigned long want;
 	unsigned long *nr_to_walk;
+	unsigned long before;
 };
+
+/*
+ * Most lists a displacement's walk leaves at their first chunk on a node
+ * (the owner's own, and those whose first chunk was pooled too recently),
+ * beyond the chunks it takes: each costs one step of its budget.
+ */
+#define ION_MEMCG_PASS_LISTS	64
 
 /**
  * ion_memcg_pool_init() - per-memcg lists for one pool's charged chunks
@@ -132,7 +143,10 @@ static int ion_memcg_lru_prepare(struct list_lru *lru,
  *
  * The chunk goes on the list of the cgroup folio_memcg() names (of the
  * chunk's page, or of its uncached block's first page): the one it is
- * charged to.  Only tasks of that cgroup take it again.
+ * charged to.  Only tasks of that cgroup take it again.  While it is
+ * listed, its page_private is the time it was pooled at, in jiffies
+ * (0 again once taken off); a cgroup's list is in that order, oldest
+ * first (but after the kernel moved a removed child's chunks to it).
  *
  * Context: Process context; may sleep (the cgroup's first chunk).
  * Return: true when pooled; false when it cannot be (no per-memcg lists
@@ -155,8 +169,11 @@ bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page)
 		return false;
 	if (!ion_memcg_lru_prepare(&mp->lru, memcg)) {
 		INIT_LIST_HEAD(&page->lru);
+		set_page_private(page, jiffies);
 		added = ion_list_lru_add(&mp->lru, &page->lru,
 					 page_to_nid(page), memcg);
+		if (!added)
+			set_page_private(page, 0);
 	}
 	css_put(&memcg->css);
 	return added;
@@ -188,6 +205,7 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	    WARN_ON_ONCE(ion_memcg_of_listed(page) != walk->memcg))
 		return LRU_SKIP;
 	list_lru_isolate_move(list, item, walk->chunks);
+	set_page_private(page, 0);
 	return LRU_REMOVED;
 }
 
@@ -310,11 +328,14 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 
 	/*
 	 * The DOC's rule: every chunk on this list is the owner's.  On to the
-	 * next cgroup's list, however many the owner has pooled.
+	 * next cgroup's list, however many the owner has pooled; and so too
+	 * when this one was pooled too recently, as the rest of its list.
 	 */
-	if (ion_memcg_of_listed(page) == walk->memcg)
+	if (ion_memcg_of_listed(page) == walk->memcg ||
+	    time_after(page_private(page), walk->before))
 		return ION_LRU_NEXT_LIST;
 	list_lru_isolate_move(list, item, walk->chunks);
+	set_page_private(page, 0);
 	if (!--walk->want)
 		*walk->nr_to_walk = 0;
 	return LRU_REMOVED;
@@ -326,14 +347,17 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
  * @page:   a chunk about to be pooled (charged or not): the chunks of the
  *	    cgroup it is charged to are left alone
  * @nr:     the most chunks to take
+ * @before: the latest pooling time (jiffies) of a chunk to take
  * @chunks: where they go, linked by page->lru
  *
  * For a displacement at the pools' cap: the chunks of every cgroup but
  * @page's (of every cgroup when @page is uncharged; those reparented to
- * the root cgroup included).  On each node the walk leaves the owner's
- * list at its first chunk, so it holds the list_lru's lock for at most
- * @nr + 1 chunks a node; a node that holds only the owner's chunks is not
- * walked.
+ * the root cgroup included) pooled at or before @before, oldest first.
+ * On each node the walk leaves the owner's list, and any list whose first
+ * chunk is more recent, at that first chunk, so it looks at most at @nr +
+ * ION_MEMCG_PASS_LISTS chunks a node (the list_lru's lock taken for one
+ * cgroup's list at a time); a node that holds only the owner's chunks is
+ * not walked.
  *
  * Context: Any context; takes a spinlock.
  * Return: the number of chunks taken off.
@@ -341,11 +365,13 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
 unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 					    struct page *page,
 					    unsigned long nr,
+					    unsigned long before,
 					    struct list_head *chunks)
 {
 	unsigned long own = 0, walk_nr;
 	struct ion_memcg_walk walk = {
 		.chunks = chunks, .want = nr, .nr_to_walk = &walk_nr,
+		.before = before,
 	};
 	int nid;
 
@@ -358,8 +384,7 @@ unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 			own = list_lru_count_one(&mp->lru, nid, walk.memcg);
 		if (list_lru_count_node(&mp->lru, nid) <= own)
 			continue;
-		/* and the owner's first chunk ("own" was read unlocked) */
-		walk_nr = walk.want + !!walk.memcg;
+		walk_nr = walk.want + ION_MEMCG_PASS_LISTS;
 		list_lru_walk_node(&mp->lru, nid, ion_memcg_isolate_other,
 				   &walk, &walk_nr);
 		if (!walk.want)

@@ -42,6 +42,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -62,6 +63,26 @@ static unsigned int pool_max_mb = 128;
 module_param(pool_max_mb, uint, 0644);
 MODULE_PARM_DESC(pool_max_mb,
 		 "most MiB of freed pages kept zeroed for reuse, at most 1/8 of RAM (0: no pools)");
+
+static unsigned int pool_displace_ms = 1000;
+module_param(pool_displace_ms, uint, 0644);
+MODULE_PARM_DESC(pool_displace_ms,
+		 "at the pools' cap, another owner's chunk is displaced only once pooled this long, in ms (0: at once)");
+
+/**
+ * ion_pool_displace_before() - the latest pooling time a displacement undoes
+ *
+ * A chunk pooled at or before it may be given back at the cap to make room
+ * for another owner's (DOC: free policy, "Caps"); page_private of a pooled
+ * chunk holds the jiffies it was pooled at.
+ *
+ * Context: any.
+ * Return: jiffies less pool_displace_ms.
+ */
+unsigned long ion_pool_displace_before(void)
+{
+	return jiffies - msecs_to_jiffies(READ_ONCE(pool_displace_ms));
+}
 
 /**
  * ion_page_pools_cap() - the cap on pooled plus deferred pages
@@ -104,18 +125,28 @@ bool ion_page_pools_serves(const struct ion_page_pools *pools,
  * ion_pool_add() - put a clean uncharged chunk on its pool's list
  * @pools: the pools
  * @pool:  one of them, of the chunk's order and cache mode
- * @page:  the chunk's first page
+ * @page:  the chunk's first page; its page_private becomes the time it is
+ *	   pooled at, in jiffies (0 again when taken off)
  *
  * Context: Any context; takes a spinlock.
  */
 void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 		  struct page *page)
 {
+	set_page_private(page, jiffies);
 	spin_lock(&pool->lock);
 	list_add(&page->lru, &pool->chunks);
 	WRITE_ONCE(pool->count, pool->count + 1);
 	spin_unlock(&pool->lock);
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
+}
+
+/* Take @page off @pool's list, under the pool's lock. */
+static void ion_pool_unlink(struct ion_page_pool *pool, struct page *page)
+{
+	list_del(&page->lru);
+	set_page_private(page, 0);
+	WRITE_ONCE(pool->count, pool->count - 1);
 }
 
 /**
@@ -136,9 +167,38 @@ struct page *ion_pool_take(struct ion_page_pools *pools,
 		return NULL;
 	spin_lock(&pool->lock);
 	page = list_first_entry_or_null(&pool->chunks, struct page, lru);
-	if (page) {
-		list_del(&page->lru);
-		WRITE_ONCE(pool->count, pool->count - 1);
+	if (page)
+		ion_pool_unlink(pool, page);
+	spin_unlock(&pool->lock);
+	if (page)
+		atomic_long_sub(1L << pool->order, &pools->pool_pages);
+	return page;
+}
+
+/**
+ * ion_pool_take_old() - take the oldest uncharged chunk, if old enough
+ * @pools:  the pools
+ * @pool:   one of them
+ * @before: the latest pooling time to take (ion_pool_displace_before())
+ *
+ * Context: Any context; takes a spinlock.
+ * Return: the chunk added first, when it was pooled at or before @before;
+ * else NULL.
+ */
+struct page *ion_pool_take_old(struct ion_page_pools *pools,
+			       struct ion_page_pool *pool, unsigned long before)
+{
+	struct page *page = NULL;
+
+	if (!READ_ONCE(pool->count))
+		return NULL;
+	spin_lock(&pool->lock);
+	if (!list_empty(&pool->chunks)) {
+		page = list_last_entry(&pool->chunks, struct page, lru);
+		if (time_after(page_private(page), before))
+			page = NULL;
+		else
+			ion_pool_unlink(pool, page);
 	}
 	spin_unlock(&pool->lock);
 	if (page)

@@ -81,6 +81,9 @@ void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 		  struct page *page);
 struct page *ion_pool_take(struct ion_page_pools *pools,
 			   struct ion_page_pool *pool);
+struct page *ion_pool_take_old(struct ion_page_pools *pools,
+			       struct ion_page_pool *pool, unsigned long before);
+unsigned long ion_pool_displace_before(void);
 void ion_pool_count_charged(struct ion_page_pools *pools,
 			    struct ion_page_pool *pool, long n);
 void ion_pool_add_charged(struct ion_page_pools *pools,

@@ -50,17 +50,21 @@
 
 /*
  * Free up to @nr pages (whole chunks, so perhaps a little more) from one
- * pool.  A chunk that cannot return to write-back stays in the pool.
+ * pool: the most recently pooled first, or with @before (a displacement)
+ * the oldest, as long as they were pooled at or before *@before.  A chunk
+ * that cannot return to write-back stays in the pool.
  */
 static unsigned long ion_pool_shrink_one(struct ion_page_pools *pools,
 					 struct ion_page_pool *pool,
-					 bool cached, unsigned long nr)
+					 bool cached, unsigned long nr,
+					 const unsigned long *before)
 {
 	unsigned long freed = 0;
 	struct page *page;
 
 	while (freed < nr) {
-		page = ion_pool_take(pools, pool);
+		page = before ? ion_pool_take_old(pools, pool, *before) :
+		       ion_pool_take(pools, pool);
 		if (!page)
 			break;
 		if (!ion_page_chunk_release(page, pool->order, cached)) {
@@ -138,7 +142,7 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
 			pool = &pools->pool[c][i];
 			if (shared)
 				freed += ion_pool_shrink_one(pools, pool, c,
-							     nr - freed);
+							     nr - freed, NULL);
 			if (freed < nr)
 				freed += ion_pool_shrink_charged(pools, pool,
 								 c, sc,
@@ -156,9 +160,10 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
  *
  * Gives back cached pooled chunks that @page's owner could not take
  * again: the uncharged ones when @page is charged, and those charged to
- * any cgroup but @page's (DOC: free policy, "Caps").  Largest orders
- * first.  Nothing for a chunk no task could reuse (charged to the root
- * cgroup).
+ * any cgroup but @page's (DOC: free policy, "Caps"), each only once it
+ * has been pooled pool_displace_ms (ion_pool_displace_before()), oldest
+ * first.  Largest orders first.  Nothing for a chunk no task could reuse
+ * (charged to the root cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.
@@ -166,6 +171,7 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
 unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 				      struct page *page, unsigned long nr)
 {
+	unsigned long before = ion_pool_displace_before();
 	bool charged = ion_memcg_page_charged(page);
 	struct ion_page_pool *pool;
 	unsigned long freed = 0, n;
@@ -178,13 +184,13 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 		pool = &pools->pool[1][i];
 		if (charged)
 			freed += ion_pool_shrink_one(pools, pool, true,
-						     nr - freed);
+						     nr - freed, &before);
 		if (freed >= nr || atomic_long_read(&pool->ncharged) <= 0)
 			continue;
 		n = ion_memcg_pool_isolate_others(&pool->charged, page,
 						  DIV_ROUND_UP(nr - freed,
 							       1UL << pool->order),
-						  &chunks);
+						  before, &chunks);
 		freed += ion_pool_release_charged(pools, pool, true, &chunks,
 						  n);
 	}

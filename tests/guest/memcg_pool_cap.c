@@ -23,6 +23,15 @@
  *   (before, it left the owner's list only after 256 of its chunks, and
  *   failed); each way round.
  *
+ * Those cases run with pool_displace_ms=0.  With it at a minute, chunks
+ * pooled a moment ago are not displaced: after a (or the root cgroup)
+ * filled the cap, b's (or a's) freed chunks go to the buddy allocator and
+ * the first owner keeps its pooled chunks (and is still charged them);
+ * with it back at 0 the next frees displace them (before the parameter,
+ * every free at the cap displaced others' chunks at once, so that owners
+ * freeing in turn had the zeroing worker zero chunks that were given back
+ * before anyone reused them).
+ *
  * Before, each of these frees went to the buddy allocator and the pools
  * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
  * per-memcg pools) or without cgroup2's memory controller.
@@ -156,6 +165,42 @@ static void root_cases(struct it_worker *a, struct it_worker *b,
 	       "a's charged chunks take the place of the uncharged ones");
 }
 
+/*
+ * With pool_displace_ms at a minute, the chunks @first (in cgroup @fcg,
+ * NULL: the root) pooled are not displaced by @second's; at 0 they are.
+ */
+static void young_case(struct it_worker *first, struct it_worker *second,
+		       const char *fcg, const char *what)
+{
+	long long f0, f1, f2;
+	struct pools p, q;
+
+	if (it_param_set("pool_displace_ms", "60000")) {
+		tap_ok(0, "pool_displace_ms can be set");
+		return;
+	}
+	ht_drop_pools();
+	fill_free(first);
+	f0 = fcg ? cur(fcg) : 0;
+	fill_free(second);
+	p = pooled();
+	f1 = fcg ? cur(fcg) : 0;
+	diag(what, p);
+	tap_ok(fcg ? p.charged == CAP && p.uncharged == 0 && f0 - f1 < SLACK :
+		     p.uncharged == CAP && p.charged == 0,
+	       "%s: pool_displace_ms=60000 keeps the first owner's chunks pooled a moment ago",
+	       what);
+	it_param_set("pool_displace_ms", "0");
+	fill_free(second);
+	q = pooled();
+	f2 = fcg ? cur(fcg) : 0;
+	diag(what, q);
+	tap_ok(fcg ? q.charged == CAP && f1 - f2 >= CAP - SLACK :
+		     q.uncharged == 0 && q.charged == CAP,
+	       "%s: with pool_displace_ms=0 the next frees displace them",
+	       what);
+}
+
 #define MANY_CAP_MB	32		/* as written to pool_max_mb */
 #define MANY_CAP	(MANY_CAP_MB * (long long)MiB)
 #define MANY_LEN	(64 * KiB)
@@ -206,9 +251,10 @@ static void many_case(struct it_worker *x, struct it_worker *y,
 }
 
 /* Every exit after cg_setup() leaves the module and cgroups as it found them. */
-static void cleanup(struct it_param *old)
+static void cleanup(struct it_param *old, struct it_param *age)
 {
 	it_param_restore(old);
+	it_param_restore(age);
 	ht_drop_pools();
 	rmdir(CG_A);
 	rmdir(CG_B);
@@ -219,7 +265,7 @@ int main(void)
 {
 	static const char *const cg[] = { CG_A, CG_B, IT_CG_ROOT };
 	struct it_worker w[IT_ARRAY_SIZE(cg)];
-	struct it_param old = { .val = NULL };
+	struct it_param old = { .val = NULL }, age = { .val = NULL };
 	unsigned int n;
 	int ion;
 
@@ -234,12 +280,14 @@ int main(void)
 	if (cg_setup()) {
 		tap_skip("displacement at the pool cap",
 			 "no cgroup2 memory controller");
-		cleanup(&old);
+		cleanup(&old, &age);
 		return tap_exit();
 	}
 	if (it_param_save(&old, "pool_max_mb") ||
-	    it_param_set("pool_max_mb", "4")) {
-		tap_ok(0, "pool_max_mb can be set");
+	    it_param_set("pool_max_mb", "4") ||
+	    it_param_save(&age, "pool_displace_ms") ||
+	    it_param_set("pool_displace_ms", "0")) {
+		tap_ok(0, "pool_max_mb and pool_displace_ms can be set");
 		goto out;
 	}
 	for (n = 0; n < IT_ARRAY_SIZE(cg); n++)
@@ -248,6 +296,8 @@ int main(void)
 	if (n == IT_ARRAY_SIZE(cg)) {
 		cgroup_case(&w[0], &w[1]);
 		root_cases(&w[0], &w[1], &w[2]);
+		young_case(&w[0], &w[1], CG_A, "a, then b");
+		young_case(&w[2], &w[0], NULL, "the root, then a");
 		if (it_param_set("pool_max_mb", "32")) {
 			tap_ok(0, "pool_max_mb can be set to %d", MANY_CAP_MB);
 		} else {
@@ -260,7 +310,7 @@ int main(void)
 	while (n--)
 		it_worker_stop(&w[n]);
 out:
-	cleanup(&old);
+	cleanup(&old, &age);
 	close(ion);
 	return tap_exit();
 }
