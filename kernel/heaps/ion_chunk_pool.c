@@ -31,27 +31,27 @@
  * whatever their size, and so are uncached chunks, whose reuse also saves
  * a change of the linear map's attributes.
  *
- * Caps.  Chunks are only deferred (and so pooled) while the pools plus
- * the chunks waiting for the worker stay within ion_page_pools_cap().
- * At the cap a freed chunk first makes room by giving back cached pooled
- * chunks that its owner could not reuse: for a chunk charged to a memory
- * cgroup, the uncharged ones and those of other cgroups; for an uncharged
- * one, the charged ones; oldest first, and only those pooled at least
- * pool_displace_ms ago (default 1000).  So the pools come to hold the
- * chunks of whoever frees now, not of whoever filled them first: a
+ * Caps.  Chunks are only deferred (and so pooled) while the pools plus the
+ * chunks waiting for the worker stay within ion_page_pools_cap().  At the
+ * cap a freed chunk first makes room by giving back cached pooled chunks
+ * that its owner could not reuse: for a chunk charged to a memory cgroup,
+ * the uncharged ones and those of other cgroups; for an uncharged one, the
+ * charged ones; the oldest of each list first, and only those pooled at
+ * least pool_displace_ms ago (default 1000).  So the pools come to hold
+ * the chunks of whoever frees now, not of whoever filled them first: a
  * cgroup that freed a lot and went idle does not keep every other user
  * from pooling until memory runs short.  And owners that free in turn at
- * the cap do not displace each other's chunks as soon as the worker
- * pooled them: that spent the worker's zeroing (CPU time charged to no
- * one) on chunks given back before anyone reused them; such a free goes
- * back to the buddy allocator instead, as below.  A cgroup's list is
- * oldest first, so the walk leaves a list at its first chunk pooled too
- * recently.  Chunks of the same owner never displace each other (that
- * would trade a pooled chunk for another one that still needs zeroing),
- * nor does a chunk no task could take again (charged to the root cgroup
- * after its own cgroups were removed); and the walk of the other
- * cgroups' lists leaves the owner's own list at its first chunk, however
- * many it holds.
+ * the cap do not displace each other's chunks as soon as the worker pooled
+ * them: that spent the worker's zeroing (CPU time charged to no one) on
+ * chunks given back before anyone reused them; such a free goes back to
+ * the buddy allocator instead, as below (and the rest of that free does
+ * not look again).  A cgroup's list is oldest first, so the walk leaves a
+ * list at its first chunk pooled too recently.  Chunks of the same owner
+ * never displace each other (that would trade a pooled chunk for another
+ * one that still needs zeroing), nor does a chunk no task could take again
+ * (charged to the root cgroup after its own cgroups were removed); and the
+ * walk of the other cgroups' lists leaves the owner's own list at its
+ * first chunk, however many it holds.
  * An uncached chunk then makes room by giving back any cached pooled
  * ones, which costs nothing.  Otherwise a freed chunk goes back to the
  * buddy allocator.  A free that defers nothing still has the worker trim
@@ -139,27 +139,37 @@ static bool ion_chunk_isolated(struct ion_chunk_pool *cp,
  * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
  * that @page's owner could not reuse, then, for an uncached chunk, any
  * cached ones: giving back a cached chunk costs nothing, an uncached one
- * two changes of the linear map (now, and at its next allocation).
+ * two changes of the linear map (now, and at its next allocation).  When
+ * the first found nothing to give back (*@displace false), the other
+ * chunks of the same free do not look again: nothing of another owner
+ * was pooled long enough, and a 64 MiB buffer of 4 KiB chunks would walk
+ * the cgroups' lists thousands of times for nothing.
  */
 static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
-			      unsigned long n, bool cached, unsigned long cap)
+			      unsigned long n, bool cached, unsigned long cap,
+			      bool *displace)
 {
 	if (ion_pool_zero_reserve(cp->zero, n, cap))
 		return true;
-	if (ion_page_pools_displace(cp->pools, page, n) &&
-	    ion_pool_zero_reserve(cp->zero, n, cap))
-		return true;
+	if (*displace) {
+		*displace = ion_page_pools_displace(cp->pools, page, n);
+		if (*displace && ion_pool_zero_reserve(cp->zero, n, cap))
+			return true;
+	}
 	return !cached && ion_page_pools_shrink(cp->pools, n, false) &&
 	       ion_pool_zero_reserve(cp->zero, n, cap);
 }
 
-/* Put one chunk on @chunks for the worker if the pools stay within @cap. */
+/*
+ * Put one chunk on @chunks for the worker if the pools stay within @cap
+ * (*@displace: as ion_chunk_reserve(), for one free's chunks).
+ */
 static bool ion_chunk_defer(struct ion_chunk_pool *cp, struct page *page,
 			    unsigned int order, bool cached, unsigned long cap,
-			    struct list_head *chunks)
+			    struct list_head *chunks, bool *displace)
 {
 	if (!ion_page_pools_serves(cp->pools, order) ||
-	    !ion_chunk_reserve(cp, page, 1UL << order, cached, cap))
+	    !ion_chunk_reserve(cp, page, 1UL << order, cached, cap, displace))
 		return false;
 	set_page_private(page, order);
 	list_add_tail(&page->lru, chunks);
@@ -186,6 +196,7 @@ static void ion_chunk_defer_table(struct ion_chunk_pool *cp,
 				  unsigned long cap)
 {
 	struct scatterlist *sg;
+	bool displace = true;
 	LIST_HEAD(chunks);
 	unsigned int i;
 
@@ -193,7 +204,8 @@ static void ion_chunk_defer_table(struct ion_chunk_pool *cp,
 		struct page *page = sg_page(sg);
 		unsigned int order = get_order(sg->length);
 
-		if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks))
+		if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks,
+				     &displace))
 			ion_page_chunk_release_or_leak(page, order, cached,
 						       cp->name);
 	}
@@ -255,6 +267,7 @@ void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
 		    unsigned int order, bool cached)
 {
 	unsigned long cap = ion_page_pools_cap();
+	bool displace = true;
 	LIST_HEAD(chunks);
 
 	if (!ion_memcg_pools_enabled() && ion_memcg_page_charged(page)) {
@@ -266,7 +279,8 @@ void ion_chunk_free(struct ion_chunk_pool *cp, struct page *page,
 		ion_pool_zero_check_cap(cp->zero, cap);
 		return;
 	}
-	if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks))
+	if (!ion_chunk_defer(cp, page, order, cached, cap, &chunks,
+			     &displace))
 		ion_page_chunk_release_or_leak(page, order, cached, cp->name);
 	ion_chunk_queue(cp, &chunks, cached, cap);
 }

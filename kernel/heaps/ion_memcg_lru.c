@@ -48,8 +48,8 @@ struct ion_memcg_walk {
 };
 
 /*
- * Most lists a displacement's walk leaves at their first chunk on a node
- * (the owner's own, and those whose first chunk was pooled too recently),
+ * Most lists a displacement's walk leaves on a node at the first chunk it
+ * does not take (the owner's own, and any chunk pooled too recently),
  * beyond the chunks it takes: each costs one step of its budget.
  */
 #define ION_MEMCG_PASS_LISTS	64
@@ -352,12 +352,15 @@ static enum lru_status ion_memcg_isolate_other(struct list_head *item,
  *
  * For a displacement at the pools' cap: the chunks of every cgroup but
  * @page's (of every cgroup when @page is uncharged; those reparented to
- * the root cgroup included) pooled at or before @before, oldest first.
- * On each node the walk leaves the owner's list, and any list whose first
- * chunk is more recent, at that first chunk, so it looks at most at @nr +
- * ION_MEMCG_PASS_LISTS chunks a node (the list_lru's lock taken for one
- * cgroup's list at a time); a node that holds only the owner's chunks is
- * not walked.
+ * the root cgroup included) pooled at or before @before; the cgroups in
+ * the list_lru's order (of their kmemcg ids), each one's oldest first.
+ * On each node the walk leaves the owner's list at its first chunk, and
+ * any list at its first chunk pooled after @before, so it looks at most
+ * at @nr + ION_MEMCG_PASS_LISTS chunks a node (the list_lru's lock taken
+ * for one cgroup's list at a time); a node that holds only the owner's
+ * chunks is not walked.  A cgroup whose list comes after more than
+ * ION_MEMCG_PASS_LISTS lists so left is not reached: with that many
+ * cgroups freeing at the cap, its chunks wait for reclaim.
  *
  * Context: Any context; takes a spinlock.
  * Return: the number of chunks taken off.

@@ -161,9 +161,11 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
  * Gives back cached pooled chunks that @page's owner could not take
  * again: the uncharged ones when @page is charged, and those charged to
  * any cgroup but @page's (DOC: free policy, "Caps"), each only once it
- * has been pooled pool_displace_ms (ion_pool_displace_before()), oldest
- * first.  Largest orders first.  Nothing for a chunk no task could reuse
- * (charged to the root cgroup).
+ * has been pooled pool_displace_ms (ion_pool_displace_before()).  Largest
+ * orders first; in each, for a charged @page the uncharged chunks first,
+ * then other cgroups' (ion_memcg_pool_isolate_others()); in each list the
+ * oldest first.  Nothing for a chunk no task could reuse (charged to the
+ * root cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.

@@ -23,7 +23,11 @@
  *   (before, it left the owner's list only after 256 of its chunks, and
  *   failed); each way round.
  *
- * Those cases run with pool_displace_ms=0.  With it at a minute, chunks
+ * Those cases run with pool_displace_ms=0.  At 1000, with 2 MiB the root
+ * cgroup pooled over a second before 2 MiB more, a's four freed chunks
+ * displace the older 2 MiB only (the others were pooled less than a
+ * second before), taking the oldest of the shared list first (taking the
+ * newest, they displaced nothing).  With it at a minute, chunks
  * pooled a moment ago are not displaced: after a (or the root cgroup)
  * filled the cap, b's (or a's) freed chunks go to the buddy allocator and
  * the first owner keeps its pooled chunks (and is still charged them);
@@ -201,6 +205,39 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 	       what);
 }
 
+/*
+ * pool_displace_ms=1000: the root cgroup frees half of its NBUF buffers,
+ * and the other half over a second after they were pooled (had it
+ * allocated them then, it would have taken the first half from the
+ * pools); a's NBUF freed at the cap displace only the first half (the
+ * oldest of the shared pools), and the rest of a's go back.
+ */
+static void oldest_case(struct it_worker *a, struct it_worker *root)
+{
+	const long long half = NBUF / 2 * (long long)MiB;
+	struct it_reply r;
+	struct pools p;
+
+	if (it_param_set("pool_displace_ms", "1000")) {
+		tap_ok(0, "pool_displace_ms can be set");
+		return;
+	}
+	ht_drop_pools();
+	r = it_worker_alloc(root, NBUF, MiB, ION_HEAP_SYSTEM_MASK,
+			    ION_FLAG_CACHED);
+	it_worker_free(root, NBUF / 2);
+	ht_wait_deferred();
+	usleep(1500 * 1000);
+	it_worker_free(root, IT_WORKER_FREE_ALL);
+	ht_wait_deferred();
+	fill_free(a);
+	p = pooled();
+	diag("the root twice, a second apart, then a", p);
+	tap_ok(r.done == NBUF && p.charged == half && p.uncharged == half,
+	       "pool_displace_ms=1000: a's chunks displace the root's older half only, the oldest first");
+	it_param_set("pool_displace_ms", "0");
+}
+
 #define MANY_CAP_MB	32		/* as written to pool_max_mb */
 #define MANY_CAP	(MANY_CAP_MB * (long long)MiB)
 #define MANY_LEN	(64 * KiB)
@@ -298,6 +335,7 @@ int main(void)
 		root_cases(&w[0], &w[1], &w[2]);
 		young_case(&w[0], &w[1], CG_A, "a, then b");
 		young_case(&w[2], &w[0], NULL, "the root, then a");
+		oldest_case(&w[0], &w[2]);
 		if (it_param_set("pool_max_mb", "32")) {
 			tap_ok(0, "pool_max_mb can be set to %d", MANY_CAP_MB);
 		} else {
