@@ -326,6 +326,7 @@ static const struct {
 	const char *values[4];
 } params_init[] = {
 	{ "pool_max_mb", { "0", "4", "64", "256" } },
+	{ "pool_displace_ms", { "0", "100", "1000", "5000" } },
 	{ "parallel_helpers", { "0", "1", "3", "0" } },
 	{ "memcg_charge", { "Y", "N", "Y", "Y" } },
 	{ "oom_charge", { "Y", "N", "Y", "Y" } },
