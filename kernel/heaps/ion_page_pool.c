@@ -141,12 +141,35 @@ void ion_pool_add(struct ion_page_pools *pools, struct ion_page_pool *pool,
 	atomic_long_add(1L << pool->order, &pools->pool_pages);
 }
 
-/* Take @page off @pool's list, under the pool's lock. */
-static void ion_pool_unlink(struct ion_page_pool *pool, struct page *page)
+/*
+ * Take a chunk off @pool's list: the most recently added, or with @before
+ * the first added if it was pooled at or before *@before.
+ */
+static struct page *ion_pool_take_one(struct ion_page_pools *pools,
+				      struct ion_page_pool *pool,
+				      const unsigned long *before)
 {
-	list_del(&page->lru);
-	set_page_private(page, 0);
-	WRITE_ONCE(pool->count, pool->count - 1);
+	struct page *page = NULL;
+
+	/* Empty (as after drop_caches): no lock. */
+	if (!READ_ONCE(pool->count))
+		return NULL;
+	spin_lock(&pool->lock);
+	if (!list_empty(&pool->chunks)) {
+		page = before ? list_last_entry(&pool->chunks, struct page, lru) :
+		       list_first_entry(&pool->chunks, struct page, lru);
+		if (before && time_after(page_private(page), *before)) {
+			page = NULL;
+		} else {
+			list_del(&page->lru);
+			set_page_private(page, 0);
+			WRITE_ONCE(pool->count, pool->count - 1);
+		}
+	}
+	spin_unlock(&pool->lock);
+	if (page)
+		atomic_long_sub(1L << pool->order, &pools->pool_pages);
+	return page;
 }
 
 /**
@@ -160,19 +183,7 @@ static void ion_pool_unlink(struct ion_page_pool *pool, struct page *page)
 struct page *ion_pool_take(struct ion_page_pools *pools,
 			   struct ion_page_pool *pool)
 {
-	struct page *page;
-
-	/* Empty (as after drop_caches): no lock. */
-	if (!READ_ONCE(pool->count))
-		return NULL;
-	spin_lock(&pool->lock);
-	page = list_first_entry_or_null(&pool->chunks, struct page, lru);
-	if (page)
-		ion_pool_unlink(pool, page);
-	spin_unlock(&pool->lock);
-	if (page)
-		atomic_long_sub(1L << pool->order, &pools->pool_pages);
-	return page;
+	return ion_pool_take_one(pools, pool, NULL);
 }
 
 /**
@@ -188,22 +199,7 @@ struct page *ion_pool_take(struct ion_page_pools *pools,
 struct page *ion_pool_take_old(struct ion_page_pools *pools,
 			       struct ion_page_pool *pool, unsigned long before)
 {
-	struct page *page = NULL;
-
-	if (!READ_ONCE(pool->count))
-		return NULL;
-	spin_lock(&pool->lock);
-	if (!list_empty(&pool->chunks)) {
-		page = list_last_entry(&pool->chunks, struct page, lru);
-		if (time_after(page_private(page), before))
-			page = NULL;
-		else
-			ion_pool_unlink(pool, page);
-	}
-	spin_unlock(&pool->lock);
-	if (page)
-		atomic_long_sub(1L << pool->order, &pools->pool_pages);
-	return page;
+	return ion_pool_take_one(pools, pool, &before);
 }
 
 /**
