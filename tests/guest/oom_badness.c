@@ -34,7 +34,6 @@
 #include "heap_util.h"
 #include "ion_test_util.h"
 
-#define PARAM		"/sys/module/ion/parameters/oom_charge"
 #define MIB		(1024LL * 1024)
 #define BUF_LEN		(64 * MIB)
 #define SLACK		(2 * MIB)	/* per-CPU counter batches, stacks */
@@ -82,7 +81,6 @@ static int set_adj(const char *val)
 static void case_charge(int ion)
 {
 	long long base = rss_shmem(0);
-	struct it_param saved;
 	int buf, buf2, charged;
 
 	/* Each "given back" case counts only after its charge was seen. */
@@ -96,8 +94,7 @@ static void case_charge(int ion)
 	       "freeing it takes the charge back");
 
 	buf = it_alloc_fd(ion, BUF_LEN, ION_HEAP_SYSTEM_MASK, 0);
-	if (it_param_save(&saved, "oom_charge") ||
-	    it_param_set("oom_charge", "N"))
+	if (it_param_set("oom_charge", "N"))
 		tap_diag("could not set oom_charge=N");
 	buf2 = it_alloc_fd(ion, BUF_LEN, ION_HEAP_SYSTEM_MASK, 0);
 	charged = buf >= 0 && buf2 >= 0 &&
@@ -107,7 +104,7 @@ static void case_charge(int ion)
 		close(buf);
 	if (buf2 >= 0)
 		close(buf2);
-	it_param_restore(&saved);
+	it_param_set("oom_charge", "Y");
 	tap_ok(charged && near("self", base, rss_shmem(0), 0),
 	       "a buffer charged before oom_charge=N is given back exactly");
 }
@@ -470,6 +467,7 @@ out_kill:
 int main(void)
 {
 	struct it_heaps hs;
+	struct it_param saved;
 	int ion = it_setup(&hs);
 
 	if (!it_heap_find(&hs, ION_SYSTEM_HEAP_NAME)) {
@@ -477,7 +475,8 @@ int main(void)
 		return tap_exit();
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (ht_write_str(PARAM, "Y", 0) || set_adj("-1000"))
+	if (it_param_save(&saved, "oom_charge") ||
+	    it_param_set("oom_charge", "Y") || set_adj("-1000"))
 		tap_ok(0, "oom_charge and oom_score_adj are writable");
 	case_charge(ion);
 	case_heaps(ion, &hs);
@@ -488,5 +487,6 @@ int main(void)
 	case_oom();
 	close(ion);
 	ht_drop_pools();
+	it_param_restore(&saved);
 	return tap_exit();
 }

@@ -47,10 +47,10 @@ int it_param_save(struct it_param *p, const char *name)
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	snprintf(path, sizeof(path), IT_PARAMS "%s", name);
 	ret = it_read_file(path, &p->val);
-	if (ret < 0) {
+	if (ret <= 0) {
 		free(p->val);
 		p->val = NULL;
-		return ret;
+		return ret ? ret : -ENODATA;
 	}
 	p->val[strcspn(p->val, "\n")] = '\0';
 	return 0;
