@@ -23,10 +23,10 @@
  *   (before, it left the owner's list only after 256 of its chunks, and
  *   failed); each way round.
  *
- * Those cases run with pool_displace_ms=0.  At 1000, with 2 MiB the root
- * cgroup pooled over a second before 2 MiB more, a's four freed chunks
- * displace the older 2 MiB only (the others were pooled less than a
- * second before), taking the oldest of the shared list first (taking the
+ * Those cases run with pool_displace_ms=0.  At 3000, with 2 MiB the root
+ * cgroup pooled over 3 s before 2 MiB more, a's four freed chunks
+ * displace the older 2 MiB only (the others were pooled less than 3 s
+ * before), taking the oldest of the shared list first (taking the
  * newest, they displaced nothing).  With it at a minute, chunks
  * pooled a moment ago are not displaced: after a (or the root cgroup)
  * filled the cap, b's (or a's) freed chunks go to the buddy allocator and
@@ -50,6 +50,8 @@
 #define NBUF		CAP_MB		/* 1 MiB buffers that fill the cap */
 /* Per-CPU charge batches the kernel may hold for a cgroup, and rounding. */
 #define SLACK		(1 * (long long)MiB)
+/* pool_displace_ms in oldest_case() */
+#define OLD_MS		3000
 
 static int cg_setup(void)
 {
@@ -206,19 +208,25 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 }
 
 /*
- * pool_displace_ms=1000: the root cgroup frees half of its NBUF buffers,
- * and the other half over a second after they were pooled (had it
+ * pool_displace_ms=OLD_MS: the root cgroup frees half of its NBUF
+ * buffers, and the other half over OLD_MS after they were pooled (had it
  * allocated them then, it would have taken the first half from the
  * pools); a's NBUF freed at the cap displace only the first half (the
- * oldest of the shared pools), and the rest of a's go back.
+ * oldest of the shared pools), and the rest of a's go back.  The second
+ * half must still be younger than OLD_MS when a frees: a few seconds
+ * leave room for a slow, loaded host (at one second, a's allocation and
+ * free could take that long).
  */
 static void oldest_case(struct it_worker *a, struct it_worker *root)
 {
 	const long long half = NBUF / 2 * (long long)MiB;
 	struct it_reply r;
 	struct pools p;
+	long long t;
+	char ms[16];
 
-	if (it_param_set("pool_displace_ms", "1000")) {
+	snprintf(ms, sizeof(ms), "%d", OLD_MS);
+	if (it_param_set("pool_displace_ms", ms)) {
 		tap_ok(0, "pool_displace_ms can be set");
 		return;
 	}
@@ -227,14 +235,17 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 			    ION_FLAG_CACHED);
 	it_worker_free(root, NBUF / 2);
 	ht_wait_deferred();
-	usleep(1500 * 1000);
+	usleep((OLD_MS + 500) * 1000);
 	it_worker_free(root, IT_WORKER_FREE_ALL);
 	ht_wait_deferred();
+	t = it_now_ms();
 	fill_free(a);
 	p = pooled();
-	diag("the root twice, a second apart, then a", p);
+	tap_diag("a's allocation and free took %lld ms", it_now_ms() - t);
+	diag("the root twice, seconds apart, then a", p);
 	tap_ok(r.done == NBUF && p.charged == half && p.uncharged == half,
-	       "pool_displace_ms=1000: a's chunks displace the root's older half only, the oldest first");
+	       "pool_displace_ms=%d: a's chunks displace the root's older half only, the oldest first",
+	       OLD_MS);
 	it_param_set("pool_displace_ms", "0");
 }
 
