@@ -87,16 +87,20 @@ static void ion_charge(struct ion_core_buffer *buffer)
 	spin_unlock(&dev->stats_lock);
 }
 
-/* Unlisted first: debugfs may look at a listed buffer under the lock. */
+/*
+ * Unlisted first: debugfs may look at a listed buffer under the lock.
+ * Its user and client are uncharged with it, under the same lock.
+ */
 static void ion_uncharge(struct ion_core_buffer *buffer)
 {
 	struct ion_device *dev = buffer->dev;
-	struct ion_heap_core *core = buffer->base.heap->core;
+	struct ion_heap *heap = buffer->base.heap;
 
 	spin_lock(&dev->stats_lock);
 	list_del(&buffer->heap_node);
-	ion_stats_sub(&core->stats, buffer->base.size);
+	ion_stats_sub(&heap->core->stats, buffer->base.size);
 	ion_stats_sub(&dev->stats, buffer->base.size);
+	ion_quota_uncharge_locked(heap, buffer);
 	spin_unlock(&dev->stats_lock);
 	ion_oom_uncharge(buffer);
 }
@@ -119,7 +123,10 @@ void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 	spin_unlock(&dev->stats_lock);
 }
 
-/* Give @buffer's backing back to its heap and drop the heap's pin. */
+/*
+ * Give @buffer's backing back to its heap and drop the heap's pin; its
+ * quota charge is gone (ion_uncharge(), or ion_quota_uncharge()).
+ */
 static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 {
 	struct ion_heap *heap = buffer->base.heap;
@@ -130,8 +137,7 @@ static void ion_buffer_free_backing(struct ion_core_buffer *buffer)
 		buffer->heap_mapped_dma = false;
 	}
 	heap->ops->free(&buffer->base);
-	ion_quota_uncharge(heap, buffer);
-	ion_heap_core_put(buffer->dev, heap);
+	ion_heap_core_put(heap);
 	if (heap->owner)
 		module_put(heap->owner);
 	buffer->base.heap = NULL;
@@ -156,7 +162,7 @@ static int ion_buffer_try_heap(struct ion_device *dev,
 		ret = -EINVAL;
 	}
 	if (!ret) {
-		ion_heap_core_get(dev, heap);
+		ion_heap_core_get(heap);
 		return 0;
 	}
 
@@ -316,6 +322,7 @@ ion_buffer_alloc(struct ion_device *dev, struct ion_owner *owner,
 
 err_free_backing:
 	ion_account_failure(dev, buffer->base.heap);
+	ion_quota_uncharge(buffer->base.heap, buffer);
 	ion_buffer_free_backing(buffer);
 err_free_buffer:
 	ion_owner_put(buffer->owner);

@@ -181,7 +181,7 @@ static int ion_heap_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&it->cursor->heap_node);
 	it->obj = heap;
 	it->view = &ion_heap_view;
-	ion_heap_core_hold(&ion_dev, heap);
+	ion_heap_core_get(heap);
 	return 0;
 
 err_release:
@@ -202,7 +202,7 @@ static int ion_heap_release(struct inode *inode, struct file *file)
 	list_del(&it->cursor->heap_node);
 	spin_unlock(&ion_dev.stats_lock);
 	kfree(it->cursor);
-	ion_heap_core_put(&ion_dev, heap);
+	ion_heap_core_put(heap);
 	if (heap->owner)
 		module_put(heap->owner);
 	return seq_release_private(inode, file);

@@ -82,69 +82,49 @@ static bool ion_heap_busy(struct ion_device *dev, struct ion_heap *heap)
 	return busy;
 }
 
-static void ion_heap_core_free(struct ion_heap_core *core)
+/* The last reference went: the heap is removed and nothing of it lives. */
+static void ion_heap_core_release(struct kref *ref)
 {
+	struct ion_heap_core *core = container_of(ref, struct ion_heap_core,
+						  ref);
+
+	spin_lock(&ion_dev.stats_lock);
+	core->heap->core = NULL;
+	spin_unlock(&ion_dev.stats_lock);
 	WARN_ON_ONCE(!list_empty(&core->buffers));
 	ion_quota_heap_exit(core);
 	kfree(core);
 }
 
 /**
- * ion_heap_core_hold() - a debugfs reader of @heap opens its file
- * @dev:  the device
+ * ion_heap_core_get() - keep the core's state of @heap
  * @heap: a registered heap
  *
- * As ion_heap_core_get(), for the reader's cursor in the heap's buffer
- * list: the core's state stays until the file is released
- * (ion_heap_core_put()).
+ * For a buffer backed by @heap, an open debugfs file of @heap, or a
+ * custom_ioctl op running without the heap lock: the state (accounting,
+ * buffer list, quota counters) stays until ion_heap_core_put(), even if
+ * the heap is removed meanwhile.  The registration's reference is held
+ * (@heap is registered), so the count never rises from zero.
  *
- * Context: Opening the heap's debugfs file, which keeps the heap
- * registered meanwhile (its removal waits for the open).
+ * Context: Any context; @heap registered (&ion_device.heap_lock held,
+ * or the heap's debugfs file being opened, which removal waits for).
  */
-void ion_heap_core_hold(struct ion_device *dev, struct ion_heap *heap)
+void ion_heap_core_get(struct ion_heap *heap)
 {
-	spin_lock(&dev->stats_lock);
-	heap->core->backed++;
-	spin_unlock(&dev->stats_lock);
+	kref_get(&heap->core->ref);
 }
 
 /**
- * ion_heap_core_get() - a buffer is backed by @heap
- * @dev:  the device
- * @heap: a registered heap
- *
- * Keeps the core's state of @heap, which the buffer's accounting uses,
- * until ion_heap_core_put(), even if the heap is removed meanwhile.
- *
- * Context: Under &ion_device.heap_lock held for reading.
- */
-void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap)
-{
-	lockdep_assert_held_read(&dev->heap_lock);
-	ion_heap_core_hold(dev, heap);
-}
-
-/**
- * ion_heap_core_put() - a buffer's backing went back to @heap
- * @dev:  the device
+ * ion_heap_core_put() - drop a reference from ion_heap_core_get()
  * @heap: the heap, registered or removed
  *
- * Frees the core's state of a removed heap with its last buffer.
+ * Frees the core's state of a removed heap with its last reference.
  *
  * Context: Process context.
  */
-void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap)
+void ion_heap_core_put(struct ion_heap *heap)
 {
-	struct ion_heap_core *core = heap->core, *gone = NULL;
-
-	spin_lock(&dev->stats_lock);
-	if (!--core->backed && core->removed) {
-		gone = core;
-		heap->core = NULL;
-	}
-	spin_unlock(&dev->stats_lock);
-	if (gone)
-		ion_heap_core_free(gone);
+	kref_put(&heap->core->ref, ion_heap_core_release);
 }
 
 /**
@@ -185,6 +165,8 @@ int ion_device_add_heap(struct ion_heap *heap)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&core->buffers);
 	xa_init(&core->uids);
+	kref_init(&core->ref);
+	core->heap = heap;
 
 	percpu_down_write(&dev->heap_lock);
 	ret = ion_heap_insert(dev, heap);
@@ -239,7 +221,6 @@ void ion_device_remove_heap(struct ion_heap *heap)
 {
 	struct ion_device *dev = &ion_dev;
 	struct ion_heap_core *core;
-	bool idle;
 
 	percpu_down_write(&dev->heap_lock);
 	core = heap->core;
@@ -250,16 +231,12 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	debugfs_remove(core->debugfs);
 	ion_heap_nodes_remove(dev, heap);
 	list_del(&heap->node);
+	core->removed = true;
 	spin_lock(&dev->stats_lock);
 	dev->heap_count--;
-	core->removed = true;
-	idle = !core->backed;
-	if (idle)
-		heap->core = NULL;
 	spin_unlock(&dev->stats_lock);
 	percpu_up_write(&dev->heap_lock);
-	if (idle)
-		ion_heap_core_free(core);
+	ion_heap_core_put(heap);
 }
 EXPORT_SYMBOL_NS_GPL(ion_device_remove_heap, ION);
 
@@ -335,7 +312,7 @@ static struct ion_heap *ion_heap_custom_next(struct ion_device *dev,
 		if (heap->id >= *below || !heap->ops->custom_ioctl ||
 		    !try_module_get(heap->owner))
 			continue;
-		ion_heap_core_get(dev, heap);
+		ion_heap_core_get(heap);
 		*below = heap->id;
 		found = heap;
 		break;
@@ -370,7 +347,7 @@ long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
 		struct module *owner = heap->owner;
 
 		ret = heap->ops->custom_ioctl(heap, cmd, arg);
-		ion_heap_core_put(dev, heap);
+		ion_heap_core_put(heap);
 		module_put(owner);
 	}
 	return ret;

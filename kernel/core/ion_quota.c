@@ -41,9 +41,12 @@
  * allocation; buffers already live stay.
  *
  * Usage is counted under &ion_device.stats_lock, so a check and its
- * charge are one step.  A user's counter lives in the heap's
- * &ion_heap_core.uids from the user's first allocation until the heap is
- * removed.  debugfs's quota file lists usage against the limits.
+ * charge are one step; a buffer leaves the counts as it leaves its heap's
+ * buffer list on release, just before its memory goes back.  A user's
+ * counter lives in the heap's &ion_heap_core.uids from the user's first
+ * allocation until the heap's core state goes (the buffer keeps a
+ * pointer to it, and a reference to that state).  debugfs's quota file
+ * lists usage against the limits.
  */
 
 static long uid_max_kb[ION_NUM_HEAP_IDS] = {
@@ -167,7 +170,24 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer)
 	q->bytes += size;
 	owner->heap_bytes[heap->id] += size;
 	spin_unlock(&ion_dev.stats_lock);
+	buffer->quota = q;
 	return 0;
+}
+
+/**
+ * ion_quota_uncharge_locked() - undo ion_quota_charge()
+ * @heap:   the heap that was charged
+ * @buffer: the buffer
+ *
+ * Context: &ion_device.stats_lock held.
+ */
+void ion_quota_uncharge_locked(struct ion_heap *heap,
+			       struct ion_core_buffer *buffer)
+{
+	lockdep_assert_held(&ion_dev.stats_lock);
+	buffer->quota->bytes -= buffer->base.size;
+	buffer->owner->heap_bytes[heap->id] -= buffer->base.size;
+	buffer->quota = NULL;
 }
 
 /**
@@ -179,13 +199,8 @@ int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer)
  */
 void ion_quota_uncharge(struct ion_heap *heap, struct ion_core_buffer *buffer)
 {
-	struct ion_quota_uid *q;
-
-	q = xa_load(&heap->core->uids, __kuid_val(buffer->uid));
 	spin_lock(&ion_dev.stats_lock);
-	if (!WARN_ON_ONCE(!q))
-		q->bytes -= buffer->base.size;
-	buffer->owner->heap_bytes[heap->id] -= buffer->base.size;
+	ion_quota_uncharge_locked(heap, buffer);
 	spin_unlock(&ion_dev.stats_lock);
 }
 

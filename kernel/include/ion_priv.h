@@ -26,6 +26,7 @@ struct dentry;
 struct dma_buf;
 struct file;
 struct ion_heap_node;
+struct ion_quota_uid;
 struct mm_struct;
 struct pid;
 struct vm_area_struct;
@@ -93,13 +94,16 @@ struct ion_stats {
  * @nodes:   the heap's /dev/dma_heap/ nodes, indexed by
  *	     ION_HEAP_NODE_CACHED / ION_HEAP_NODE_UNCACHED; set and cleared
  *	     under &ion_device.heap_lock held for writing
- * @backed:  buffers backed by the heap and not yet given back (from the
- *	     heap's allocate to its free), under &ion_device.stats_lock
- * @removed: ion_device_remove_heap() ran, under &ion_device.stats_lock
+ * @ref:     held by the heap's registration, by each buffer backed by the
+ *	     heap and not yet given back (from the heap's allocate to its
+ *	     free), by each open debugfs file of the heap and by each
+ *	     ION_IOC_CUSTOM call in its op (ion_heap_core_get())
+ * @heap:    the heap this is the state of
+ * @removed: ion_device_remove_heap() ran, under &ion_device.heap_lock
  *
  * Lives from ion_device_add_heap() until the heap is removed and its
- * last buffer given back: whichever of ion_device_remove_heap() and the
- * release of that buffer comes last frees it (ion_heap_core_put()).
+ * last buffer given back: the last reference frees it, and clears
+ * &ion_heap.core under &ion_device.stats_lock (ion_heap_core_put()).
  */
 struct ion_heap_core {
 	struct ion_stats stats;
@@ -107,7 +111,8 @@ struct ion_heap_core {
 	struct xarray uids;
 	struct dentry *debugfs;
 	struct ion_heap_node *nodes[ION_HEAP_NODES];
-	unsigned long backed;
+	struct kref ref;
+	struct ion_heap *heap;
 	bool removed;
 };
 
@@ -195,6 +200,8 @@ long ion_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
  * @phys_pinned:  ion_phys() gave the physical address out (for good)
  * @heap_mapped_dma: @base.sg_table came from the heap's map_dma
  * @uid:	  the user charged for the buffer (ion_quota.c)
+ * @quota:	  that user's counter in the heap (ion_quota.c), which lives
+ *		  as long as the heap's &ion_heap_core
  * @oom_mm:	  the address space whose RSS counts the buffer, or NULL
  *		  (ion_oom.c); a reference (mmgrab()) while set
  * @one_table:	  the table of a single-chunk buffer, see
@@ -229,6 +236,7 @@ struct ion_core_buffer {
 	bool phys_pinned;
 	bool heap_mapped_dma;
 	kuid_t uid;
+	struct ion_quota_uid *quota;
 	struct mm_struct *oom_mm;
 	struct sg_table one_table;
 	struct scatterlist one_sg;
@@ -265,7 +273,7 @@ struct ion_client_heap_stat {
  *	  fixed from then on
  * @kernel: a kernel client's (not limited by quotas unless quota_root)
  * @heap_bytes: bytes of live buffers it allocated, per heap id, under
- *	  &ion_device.stats_lock (ion_quota.c): they count until freed,
+ *	  &ion_device.stats_lock (ion_quota.c): they count until released,
  *	  whoever holds them
  * @gone: the client has been released (its process exited or closed
  *	  /dev/ion, or the driver destroyed it): its buffers still alive are
@@ -402,6 +410,8 @@ void ion_stats_read(struct ion_device *dev, struct ion_heap *heap,
 /* ion_quota.c */
 int ion_quota_charge(struct ion_heap *heap, struct ion_core_buffer *buffer);
 void ion_quota_uncharge(struct ion_heap *heap, struct ion_core_buffer *buffer);
+void ion_quota_uncharge_locked(struct ion_heap *heap,
+			       struct ion_core_buffer *buffer);
 void ion_quota_heap_exit(struct ion_heap_core *core);
 void ion_quota_debugfs_init(struct ion_device *dev);
 
@@ -412,9 +422,8 @@ int ion_oom_init(void);
 void ion_oom_exit(void);
 
 /* ion_heap.c */
-void ion_heap_core_get(struct ion_device *dev, struct ion_heap *heap);
-void ion_heap_core_put(struct ion_device *dev, struct ion_heap *heap);
-void ion_heap_core_hold(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_core_get(struct ion_heap *heap);
+void ion_heap_core_put(struct ion_heap *heap);
 int ion_heap_query(struct ion_device *dev, struct ion_heap_data __user *out,
 		   u32 *cnt);
 long ion_heap_custom_ioctl(struct ion_device *dev, unsigned int cmd,
