@@ -156,8 +156,11 @@ static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
 		if (*displace && ion_pool_zero_reserve(cp->zero, n, cap))
 			return true;
 	}
-	return !cached && ion_page_pools_shrink(cp->pools, n, false) &&
-	       ion_pool_zero_reserve(cp->zero, n, cap);
+	if (!cached && ion_page_pools_shrink(cp->pools, n, false) &&
+	    ion_pool_zero_reserve(cp->zero, n, cap))
+		return true;
+	atomic_long_add(n, &cp->cap_freed_pages);
+	return false;
 }
 
 /*
@@ -336,13 +339,16 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
  * @cp: the heap's pools
  * @s:  the heap's debugfs file
  *
- * See ion_page_pools_debug_show().
+ * See ion_page_pools_debug_show(); then the freed bytes the pools had no
+ * room for at the cap.
  *
  * Context: Process context; does not sleep.
  */
 void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s)
 {
 	ion_page_pools_debug_show(cp->pools, s);
+	seq_printf(s, "pool_cap_freed_bytes: %lu\n",
+		   atomic_long_read(&cp->cap_freed_pages) << PAGE_SHIFT);
 }
 
 /**

@@ -97,7 +97,8 @@ static void keys_case(void)
 {
 	static const char * const keys[] = {
 		"pool_bytes", "pool_max_bytes", "deferred_free_bytes",
-		"shrink_count", "shrink_freed_bytes",
+		"shrink_count", "shrink_freed_bytes", "pool_displaced_bytes",
+		"pool_cap_freed_bytes",
 		"pool_order_8_cached", "pool_order_4_cached",
 		"pool_order_0_cached", "pool_order_8_uncached",
 		"pool_order_4_uncached", "pool_order_0_uncached",

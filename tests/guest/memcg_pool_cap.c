@@ -107,6 +107,35 @@ static int fill_free(struct it_worker *w)
 	return -EIO;
 }
 
+/* The cap's counters: bytes displaced, bytes freed for want of room. */
+struct cap_counts {
+	long long displaced, cap_freed;
+};
+
+static struct cap_counts cap_counts(void)
+{
+	struct cap_counts c = {
+		ht_system_num("pool_displaced_bytes"),
+		ht_system_num("pool_cap_freed_bytes"),
+	};
+
+	return c;
+}
+
+/* Did the counters grow by @displaced and @cap_freed since @c0? */
+static int cap_grew(struct cap_counts c0, long long displaced,
+		    long long cap_freed)
+{
+	struct cap_counts c = cap_counts();
+
+	tap_diag("pool_displaced_bytes +%lld, pool_cap_freed_bytes +%lld (expected +%lld, +%lld)",
+		 c.displaced - c0.displaced, c.cap_freed - c0.cap_freed,
+		 displaced, cap_freed);
+	return c0.displaced >= 0 && c0.cap_freed >= 0 &&
+	       c.displaced - c0.displaced == displaced &&
+	       c.cap_freed - c0.cap_freed == cap_freed;
+}
+
 static void diag(const char *when, struct pools p)
 {
 	tap_diag("%s: pooled %lld KiB charged, %lld KiB uncharged; memory.current a %lld KiB, b %lld KiB",
@@ -118,6 +147,7 @@ static void diag(const char *when, struct pools p)
 static void cgroup_case(struct it_worker *a, struct it_worker *b)
 {
 	long long a0, b0, b1;
+	struct cap_counts c0;
 	struct it_reply r;
 	struct pools p;
 
@@ -128,11 +158,15 @@ static void cgroup_case(struct it_worker *a, struct it_worker *b)
 	       "a's freed chunks fill the cap, charged");
 	a0 = cur(CG_A);
 	b0 = cur(CG_B);
+	c0 = cap_counts();
 	fill_free(b);
 	p = pooled();
 	diag("a, then b", p);
 	tap_ok(p.charged == CAP && a0 - cur(CG_A) >= CAP - SLACK,
 	       "b's freed chunks take the place of a's: a is uncharged them");
+	tap_ok(cap_grew(c0, CAP, 0),
+	       "debugfs counts %d MiB displaced, none freed for want of room",
+	       NBUF);
 	b1 = cur(CG_B);
 	tap_ok(b1 - b0 >= CAP - SLACK, "b's stay pooled, charged to b");
 	r = it_worker_alloc(b, NBUF, MiB, ION_HEAP_SYSTEM_MASK,
@@ -179,6 +213,7 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 		       const char *fcg, const char *what)
 {
 	long long f0, f1, f2;
+	struct cap_counts c0;
 	struct pools p, q;
 
 	if (it_param_set("pool_displace_ms", "60000")) {
@@ -188,6 +223,7 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 	ht_drop_pools();
 	fill_free(first);
 	f0 = fcg ? cur(fcg) : 0;
+	c0 = cap_counts();
 	fill_free(second);
 	p = pooled();
 	f1 = fcg ? cur(fcg) : 0;
@@ -196,7 +232,11 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 		     p.uncharged == CAP && p.charged == 0,
 	       "%s: pool_displace_ms=60000 keeps the first owner's chunks pooled a moment ago",
 	       what);
+	tap_ok(cap_grew(c0, 0, CAP),
+	       "%s: debugfs counts none displaced, %d MiB freed for want of room",
+	       what, NBUF);
 	it_param_set("pool_displace_ms", "0");
+	c0 = cap_counts();
 	fill_free(second);
 	q = pooled();
 	f2 = fcg ? cur(fcg) : 0;
@@ -205,6 +245,9 @@ static void young_case(struct it_worker *first, struct it_worker *second,
 		     q.uncharged == 0 && q.charged == CAP,
 	       "%s: with pool_displace_ms=0 the next frees displace them",
 	       what);
+	tap_ok(cap_grew(c0, CAP, 0),
+	       "%s: debugfs counts %d MiB displaced, none freed for want of room",
+	       what, NBUF);
 }
 
 /*
@@ -221,6 +264,7 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 {
 	const long long half = NBUF / 2 * (long long)MiB;
 	struct it_reply r;
+	struct cap_counts c0;
 	struct pools p;
 	long long t;
 	char ms[16];
@@ -238,6 +282,7 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 	usleep((OLD_MS + 500) * 1000);
 	it_worker_free(root, IT_WORKER_FREE_ALL);
 	ht_wait_deferred();
+	c0 = cap_counts();
 	t = it_now_ms();
 	fill_free(a);
 	p = pooled();
@@ -246,6 +291,9 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 	tap_ok(r.done == NBUF && p.charged == half && p.uncharged == half,
 	       "pool_displace_ms=%d: a's chunks displace the root's older half only, the oldest first",
 	       OLD_MS);
+	tap_ok(cap_grew(c0, half, half),
+	       "debugfs counts %d MiB displaced, %d MiB freed for want of room",
+	       NBUF / 2, NBUF / 2);
 	it_param_set("pool_displace_ms", "0");
 }
 
