@@ -71,7 +71,7 @@ static int ion_heap_insert(struct ion_device *dev, struct ion_heap *heap)
 	return 0;
 }
 
-/* Was @heap removed with buffers still living? */
+/* Does a removed @heap's core state live on (ion_heap_core_get())? */
 static bool ion_heap_busy(struct ion_device *dev, struct ion_heap *heap)
 {
 	bool busy;
@@ -120,7 +120,8 @@ void ion_heap_core_get(struct ion_heap *heap)
  *
  * Frees the core's state of a removed heap with its last reference.
  *
- * Context: Process context.
+ * Context: Process context, &ion_device.stats_lock not held (the release
+ * takes it).
  */
 void ion_heap_core_put(struct ion_heap *heap)
 {
@@ -138,8 +139,9 @@ void ion_heap_core_put(struct ion_heap *heap)
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL for a bad name, id or ops or a name or id already
- * registered, -EBUSY when @heap was removed and buffers from before live
- * on, -EEXIST when its dma-heap node name is taken, -ENOMEM, or
+ * registered, -EBUSY when @heap was removed and something from before
+ * still holds its core state (a buffer, an open debugfs file, a running
+ * custom op), -EEXIST when its dma-heap node name is taken, -ENOMEM, or
  * another -errno from creating the nodes.
  */
 int ion_device_add_heap(struct ion_heap *heap)
@@ -213,7 +215,8 @@ EXPORT_SYMBOL_NS_GPL(ion_device_add_heap, ION);
  * same holds for a custom_ioctl op that was running (ION_IOC_CUSTOM
  * calls it without the heap lock, the heap pinned as by a buffer): it may
  * still run after this returns.  The core's state of the heap goes with
- * the last buffer (or op); until then the heap cannot be added again.
+ * the last buffer, op or open debugfs file of the heap; until then the
+ * heap cannot be added again.
  *
  * Context: Process context; sleeps.
  */

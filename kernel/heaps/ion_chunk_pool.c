@@ -149,16 +149,23 @@ static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
 			      unsigned long n, bool cached, unsigned long cap,
 			      bool *displace)
 {
+	unsigned long freed;
+
 	if (ion_pool_zero_reserve(cp->zero, n, cap))
 		return true;
 	if (*displace) {
-		*displace = ion_page_pools_displace(cp->pools, page, n);
-		if (*displace && ion_pool_zero_reserve(cp->zero, n, cap))
+		freed = ion_page_pools_displace(cp->pools, page, n);
+		atomic_long_add(freed, &cp->displaced_pages);
+		*displace = freed;
+		if (freed && ion_pool_zero_reserve(cp->zero, n, cap))
 			return true;
 	}
-	if (!cached && ion_page_pools_shrink(cp->pools, n, false) &&
-	    ion_pool_zero_reserve(cp->zero, n, cap))
-		return true;
+	if (!cached) {
+		freed = ion_page_pools_shrink(cp->pools, n, false);
+		atomic_long_add(freed, &cp->displaced_pages);
+		if (freed && ion_pool_zero_reserve(cp->zero, n, cap))
+			return true;
+	}
 	atomic_long_add(n, &cp->cap_freed_pages);
 	return false;
 }
@@ -339,14 +346,16 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
  * @cp: the heap's pools
  * @s:  the heap's debugfs file
  *
- * See ion_page_pools_debug_show(); then the freed bytes the pools had no
- * room for at the cap.
+ * See ion_page_pools_debug_show(); then what making room at the cap gave
+ * back, and the freed bytes the pools had no room for.
  *
  * Context: Process context; does not sleep.
  */
 void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s)
 {
 	ion_page_pools_debug_show(cp->pools, s);
+	seq_printf(s, "pool_displaced_bytes: %lu\n",
+		   atomic_long_read(&cp->displaced_pages) << PAGE_SHIFT);
 	seq_printf(s, "pool_cap_freed_bytes: %lu\n",
 		   atomic_long_read(&cp->cap_freed_pages) << PAGE_SHIFT);
 }

@@ -16,8 +16,10 @@ struct ion_pool_zero;
  * @pools:     the clean chunks
  * @zero:      the freed chunks waiting to be zeroed into @pools
  * @last_free: jiffies at the latest free (read and written locklessly)
- * @cap_freed_pages: freed pages the pools had no room for at the cap,
- *	       given back to the buddy allocator
+ * @displaced_pages: pooled pages given back at the cap to make room for
+ *	       a freed chunk (ion_chunk_reserve())
+ * @cap_freed_pages: freed pages the pools had no room for at the cap, not
+ *	       pooled
  *
  * Lives from ion_chunk_pool_create() to ion_chunk_pool_destroy().
  */
@@ -26,6 +28,7 @@ struct ion_chunk_pool {
 	struct ion_page_pools *pools;
 	struct ion_pool_zero *zero;
 	unsigned long last_free;
+	atomic_long_t displaced_pages;
 	atomic_long_t cap_freed_pages;
 };
 

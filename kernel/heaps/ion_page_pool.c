@@ -353,7 +353,7 @@ unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
  * Sizes in bytes: all pools, their chunks charged to cgroups, the cap,
  * each pool's uncharged chunks, the chunks waiting to be
  * zeroed (the reclaim count); then the shrinker's scans that freed pages
- * and what they freed, and what displacements at the cap freed.
+ * and what they freed.
  *
  * Context: Process context; does not sleep.
  */
@@ -387,8 +387,6 @@ void ion_page_pools_debug_show(struct ion_page_pools *pools,
 		   atomic_long_read(&pools->shrink_count));
 	seq_printf(s, "shrink_freed_bytes: %lu\n",
 		   atomic_long_read(&pools->shrunk_pages) << PAGE_SHIFT);
-	seq_printf(s, "pool_displaced_bytes: %lu\n",
-		   atomic_long_read(&pools->displaced_pages) << PAGE_SHIFT);
 }
 
 /* Free the charged lists of the first @n pools (in [cached][index] order). */

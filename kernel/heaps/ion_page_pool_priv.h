@@ -50,8 +50,6 @@ struct ion_page_pool {
  * @charged_pages: pages of charged chunks in all pools
  * @shrink_count: shrinker scans that freed something
  * @shrunk_pages: pages the shrinker freed
- * @displaced_pages: pooled pages given back at the cap to make room for
- *		  another owner's freed chunk (ion_page_pools_displace())
  * @shrinker:	  gives pooled pages back under memory pressure; NULL once
  *		  stopped
  * @reclaim:	  the layer above's chunks on their way to the pools, set
@@ -69,7 +67,6 @@ struct ion_page_pools {
 	atomic_long_t charged_pages;
 	atomic_long_t shrink_count;
 	atomic_long_t shrunk_pages;
-	atomic_long_t displaced_pages;
 	struct shrinker *shrinker;
 	const struct ion_page_pools_reclaim *reclaim;
 	void *reclaim_data;

@@ -196,8 +196,6 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 		freed += ion_pool_release_charged(pools, pool, true, &chunks,
 						  n);
 	}
-	if (freed)
-		atomic_long_add(freed, &pools->displaced_pages);
 	return freed;
 }
 

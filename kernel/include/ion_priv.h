@@ -101,9 +101,9 @@ struct ion_stats {
  * @heap:    the heap this is the state of
  * @removed: ion_device_remove_heap() ran, under &ion_device.heap_lock
  *
- * Lives from ion_device_add_heap() until the heap is removed and its
- * last buffer given back: the last reference frees it, and clears
- * &ion_heap.core under &ion_device.stats_lock (ion_heap_core_put()).
+ * Lives from ion_device_add_heap() until the heap is removed and the
+ * last of @ref's other holders is gone: the last reference frees it, and
+ * clears &ion_heap.core under &ion_device.stats_lock (ion_heap_core_put()).
  */
 struct ion_heap_core {
 	struct ion_stats stats;

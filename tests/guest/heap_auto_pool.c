@@ -131,7 +131,8 @@ static void keys_case(void)
 		"pool_bytes", "deferred_free_bytes", "pool_order_8_cached",
 		"pool_order_4_cached", "pool_order_0_cached",
 		"pool_order_8_uncached", "pool_order_4_uncached",
-		"pool_order_0_uncached",
+		"pool_order_0_uncached", "pool_displaced_bytes",
+		"pool_cap_freed_bytes",
 	};
 	unsigned int i, missing = 0;
 

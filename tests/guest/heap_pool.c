@@ -330,7 +330,7 @@ static void pressure_case(int ion)
 static void cap_case(int ion)
 {
 	static const size_t big[] = { 4 * MiB, 4 * MiB, 4 * MiB };
-	long long cap, pooled = -1, trimmed = -1;
+	long long cap, pooled = -1, trimmed = -1, displaced;
 	struct it_param old;
 	int ret;
 
@@ -353,15 +353,20 @@ static void cap_case(int ion)
 	       "the pool cap holds");
 
 	/* At the cap, an uncached chunk displaces cached pooled ones. */
+	displaced = ht_system_num("pool_displaced_bytes");
 	if (!ret)
 		ret = one_free(ion, 0, 1 * MiB);
 	if (!ret)
 		ret = ht_wait_deferred();
-	tap_diag("then 1 MiB uncached freed: pool_order_8_uncached %lld, pool_bytes %lld",
-		 ht_system_num("pool_order_8_uncached"), ht_system_num("pool_bytes"));
+	displaced = ht_system_num("pool_displaced_bytes") - displaced;
+	tap_diag("then 1 MiB uncached freed: pool_order_8_uncached %lld, pool_bytes %lld, pool_displaced_bytes +%lld",
+		 ht_system_num("pool_order_8_uncached"), ht_system_num("pool_bytes"),
+		 displaced);
 	tap_ok(!ret && ht_system_num("pool_order_8_uncached") == (long long)MiB &&
 	       ht_system_num("pool_bytes") <= cap,
 	       "at the cap, a freed uncached chunk takes the place of cached ones");
+	tap_ok(!ret && displaced > 0 && displaced <= (long long)MiB,
+	       "debugfs counts the cached chunks it displaced");
 
 	/* Lowering the cap trims the pools when the worker next runs. */
 	if (!ret)
