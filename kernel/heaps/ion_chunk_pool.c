@@ -47,11 +47,19 @@
  * the buddy allocator instead, as below (and the rest of that free does
  * not look again).  A cgroup's list is oldest first, so the walk leaves a
  * list at its first chunk pooled too recently.  Chunks of the same owner
- * never displace each other (that would trade a pooled chunk for another
- * one that still needs zeroing), nor does a chunk no task could take again
+ * and order never displace each other (that would trade a pooled chunk
+ * for another one that still needs zeroing), nor does a chunk no task
+ * could take again
  * (charged to the root cgroup after its own cgroups were removed); and the
  * walk of the other cgroups' lists leaves the owner's own list at its
- * first chunk, however many it holds.
+ * first chunk, however many it holds.  But an uncharged chunk that found
+ * no other owner's chunk to displace gives back uncharged chunks of the
+ * other orders pooled pool_displace_ms ago: a workload that moved from
+ * 1 MiB buffers to 64 KiB ones would otherwise find the pools full of
+ * chunks it no longer asks for, and pool none of its frees until memory
+ * ran short (the bench's scaling row after its 64 MiB cases,
+ * Documentation/bench.md, "Known limits").  A charged chunk does not
+ * (yet) displace its own cgroup's chunks of other orders.
  * An uncached chunk then makes room by giving back any cached pooled
  * ones, which costs nothing.  Otherwise a freed chunk goes back to the
  * buddy allocator.  A free that defers nothing still has the worker trim

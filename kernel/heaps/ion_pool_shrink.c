@@ -36,6 +36,7 @@
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -156,16 +157,19 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
  * ion_page_pools_displace() - make room at the cap for @page's owner
  * @pools: the pools
  * @page:  a chunk about to be pooled, charged to a memory cgroup or not
- * @nr:    about how many pages (whole chunks, so perhaps a little more)
+ * @nr:    its pages (a power of two; whole chunks are freed, so perhaps a
+ *	   little more)
  *
  * Gives back cached pooled chunks that @page's owner could not take
  * again: the uncharged ones when @page is charged, and those charged to
- * any cgroup but @page's (DOC: free policy, "Caps"), each only once it
- * has been pooled pool_displace_ms (ion_pool_displace_before()).  Largest
- * orders first; in each, for a charged @page the uncharged chunks first,
- * then other cgroups' (ion_memcg_pool_isolate_others()); in each list the
- * oldest first.  Nothing for a chunk no task could reuse (charged to the
- * root cgroup).
+ * any cgroup but @page's (DOC: free policy, "Caps"); then, for an
+ * uncharged @page, uncharged ones of the other orders, which its owner
+ * has not been reusing.  Each only once it has been pooled
+ * pool_displace_ms (ion_pool_displace_before()).  Largest orders first;
+ * in each, for a charged @page the uncharged chunks first, then other
+ * cgroups' (ion_memcg_pool_isolate_others()); in each list the oldest
+ * first.  Nothing for a chunk no task could reuse (charged to the root
+ * cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.
@@ -195,6 +199,13 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 						  before, &chunks);
 		freed += ion_pool_release_charged(pools, pool, true, &chunks,
 						  n);
+	}
+	/* An uncharged chunk: its own class's idle chunks of other orders. */
+	for (i = 0; !charged && i < pools->norders && freed < nr; i++) {
+		pool = &pools->pool[1][i];
+		if (pool->order != ilog2(nr))
+			freed += ion_pool_shrink_one(pools, pool, true,
+						     nr - freed, &before);
 	}
 	return freed;
 }

@@ -23,7 +23,11 @@
  *   and it is the first OOM candidate anyway: oom_score_adj 1000);
  * - the cap holds: with pool_max_mb=4, freeing 12 MiB pools at most 4 MiB;
  *   a 1 MiB uncached chunk freed then is pooled in place of cached ones;
- *   lowering the cap trims the pools;
+ *   lowering the cap trims the pools; at a 4 MiB cap full of four 1 MiB
+ *   chunks, sixteen 64 KiB frees of the same owner are not pooled while
+ *   those chunks are younger than pool_displace_ms (60000), and displace
+ *   one of them and are pooled at 0 (before, never: the pools kept sizes
+ *   the owner no longer asked for until memory ran short);
  * - nothing leaks across unload: free memory (MemFree plus the per-CPU
  *   free lists, ht_free_bytes()) after filling the pools with
  *   96 MiB and unloading ion.ko is back to what it was before filling them,
@@ -327,6 +331,74 @@ static void pressure_case(int ion)
 	       "memory pressure shrinks the pools");
 }
 
+/* The pools' 1 MiB and 64 KiB cached bytes, and what was displaced. */
+struct orders {
+	long long o8, o4, displaced;
+};
+
+/* Sixteen 64 KiB cached buffers freed in a burst, then pooled. */
+static int small_frees(int ion, struct orders *o)
+{
+	size_t small[16];
+	long long d0 = ht_system_num("pool_displaced_bytes");
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < IT_ARRAY_SIZE(small); i++)
+		small[i] = 64 * KiB;
+	ret = fill_free(ion, ION_FLAG_CACHED, small, IT_ARRAY_SIZE(small));
+	if (!ret)
+		ret = ht_wait_deferred();
+	o->o8 = ht_system_num("pool_order_8_cached");
+	o->o4 = ht_system_num("pool_order_4_cached");
+	o->displaced = ht_system_num("pool_displaced_bytes") - d0;
+	tap_diag("16 x 64 KiB freed: pool order 8 %lld, order 4 %lld, displaced +%lld",
+		 o->o8, o->o4, o->displaced);
+	return ret;
+}
+
+/*
+ * At the cap, full of a workload's idle 1 MiB chunks, the same owner's
+ * 64 KiB frees displace one of them once it has been pooled
+ * pool_displace_ms, and are pooled; before that, they are not.
+ */
+static void other_order_case(int ion)
+{
+	static const size_t mib[] = { MiB, MiB, MiB, MiB };
+	struct it_param cap, age;
+	struct orders o = { -1, -1, -1 };
+	int ret;
+
+	if (it_param_save(&cap, "pool_max_mb") ||
+	    it_param_save(&age, "pool_displace_ms")) {
+		tap_ok(0, "pool_max_mb and pool_displace_ms can be saved");
+		return;
+	}
+	ret = ht_drop_pools();
+	if (!ret)
+		ret = it_param_set("pool_max_mb", "4");
+	if (!ret)
+		ret = it_param_set("pool_displace_ms", "60000");
+	if (!ret)
+		ret = fill_free(ion, ION_FLAG_CACHED, mib, IT_ARRAY_SIZE(mib));
+	if (!ret)
+		ret = ht_wait_deferred();
+	if (!ret)
+		ret = small_frees(ion, &o);
+	tap_ok(!ret && o.o8 == 4 * MiB && o.o4 == 0 && !o.displaced,
+	       "at the cap, 1 MiB chunks pooled a moment ago stay, 64 KiB frees are not pooled");
+	if (!ret)
+		ret = it_param_set("pool_displace_ms", "0");
+	if (!ret)
+		ret = small_frees(ion, &o);
+	tap_ok(!ret && o.o8 == 3 * MiB && o.o4 >= 15 * 64 * KiB &&
+	       o.displaced == MiB,
+	       "at the cap, the owner's idle 1 MiB chunks give way to its 64 KiB frees (one displaced, the frees pooled)");
+	it_param_restore(&age);
+	it_param_restore(&cap);
+	ht_drop_pools();
+}
+
 static void cap_case(int ion)
 {
 	static const size_t big[] = { 4 * MiB, 4 * MiB, 4 * MiB };
@@ -450,6 +522,7 @@ int main(void)
 	drop_caches_case(ion);
 	isolated_case(ion);
 	cap_case(ion);
+	other_order_case(ion);
 	pressure_case(ion);
 	unload_case(ion);	/* closes ion */
 	return tap_exit();
