@@ -53,8 +53,8 @@
  * (charged to the root cgroup after its own cgroups were removed); and the
  * walk of the other cgroups' lists leaves the owner's own list at its
  * first chunk, however many it holds.  But an uncharged chunk that found
- * no other owner's chunk to displace gives back uncharged chunks of the
- * other orders pooled pool_displace_ms ago: a workload that moved from
+ * too few other owners' chunks to displace gives back uncharged chunks of
+ * the other orders pooled pool_displace_ms ago: a workload that moved from
  * 1 MiB buffers to 64 KiB ones would otherwise find the pools full of
  * chunks it no longer asks for, and pool none of its frees until memory
  * ran short (the bench's scaling row after its 64 MiB cases,
@@ -145,13 +145,16 @@ static bool ion_chunk_isolated(struct ion_chunk_pool *cp,
 /*
  * Count @n pages of @page as deferred within @cap, making room if need be
  * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
- * that @page's owner could not reuse, then, for an uncached chunk, any
- * cached ones: giving back a cached chunk costs nothing, an uncached one
+ * that @page's owner could not reuse (or, for an uncharged @page, had not
+ * been reusing: other orders), then, for an uncached chunk, any cached
+ * ones: giving back a cached chunk costs nothing, an uncached one
  * two changes of the linear map (now, and at its next allocation).  When
  * the first found nothing to give back (*@displace false), the other
- * chunks of the same free do not look again: nothing of another owner
- * was pooled long enough, and a 64 MiB buffer of 4 KiB chunks would walk
- * the cgroups' lists thousands of times for nothing.
+ * chunks of the same free do not look again: nothing it could displace
+ * was pooled long enough (a later chunk of another order might have
+ * found some of the first one's order: rare, since a buffer's largest
+ * chunks come first), and a 64 MiB buffer of 4 KiB chunks would walk the
+ * cgroups' lists thousands of times for nothing.
  */
 static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
 			      unsigned long n, bool cached, unsigned long cap,

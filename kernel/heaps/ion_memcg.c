@@ -41,9 +41,10 @@
  * pools' cap (pool_max_mb) like any other, and in "kernel" of
  * memory.stat until they are freed.  At the cap a freed chunk takes the
  * place of cached pooled chunks its owner could not reuse (the shared
- * pools' for a charged chunk, other cgroups' for any) once they have been
- * pooled pool_displace_ms (DOC: free policy), so a cgroup that went idle
- * does not keep the others from pooling.  The
+ * pools' for a charged chunk, other cgroups' for any; for an uncharged
+ * one, then shared chunks of other orders) once they have been pooled
+ * pool_displace_ms (DOC: free policy), so a cgroup that went idle does
+ * not keep the others from pooling.  The
  * pools' shrinker is memcg-aware: reclaim in a cgroup (its memory.max,
  * or a write to its memory.reclaim) gives that cgroup's pooled chunks
  * back to the buddy allocator, and their charge with them; global
