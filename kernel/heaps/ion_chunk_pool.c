@@ -49,10 +49,9 @@
  * list at its first chunk pooled too recently.  Chunks of the same owner
  * and order never displace each other (that would trade a pooled chunk
  * for another one that still needs zeroing), nor does a chunk no task
- * could take again
- * (charged to the root cgroup after its own cgroups were removed); and the
- * walk of the other cgroups' lists leaves the owner's own list at its
- * first chunk, however many it holds.  But an uncharged chunk that found
+ * could take again (charged to the root cgroup after its own cgroups were
+ * removed); and the walk of the other cgroups' lists leaves the owner's
+ * own list at its first chunk, however many it holds.  But an uncharged chunk that found
  * too few other owners' chunks to displace gives back uncharged chunks of
  * the other orders pooled pool_displace_ms ago: a workload that moved from
  * 1 MiB buffers to 64 KiB ones would otherwise find the pools full of
@@ -142,6 +141,15 @@ static bool ion_chunk_isolated(struct ion_chunk_pool *cp,
 	       !ion_pool_zero_pending(cp->zero);
 }
 
+/* Count @freed pooled pages given back for room; did it make room for @n? */
+static bool ion_chunk_made_room(struct ion_chunk_pool *cp,
+				unsigned long freed, unsigned long n,
+				unsigned long cap)
+{
+	atomic_long_add(freed, &cp->displaced_pages);
+	return freed && ion_pool_zero_reserve(cp->zero, n, cap);
+}
+
 /*
  * Count @n pages of @page as deferred within @cap, making room if need be
  * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
@@ -166,17 +174,14 @@ static bool ion_chunk_reserve(struct ion_chunk_pool *cp, struct page *page,
 		return true;
 	if (*displace) {
 		freed = ion_page_pools_displace(cp->pools, page, n);
-		atomic_long_add(freed, &cp->displaced_pages);
 		*displace = freed;
-		if (freed && ion_pool_zero_reserve(cp->zero, n, cap))
+		if (ion_chunk_made_room(cp, freed, n, cap))
 			return true;
 	}
-	if (!cached) {
-		freed = ion_page_pools_shrink(cp->pools, n, false);
-		atomic_long_add(freed, &cp->displaced_pages);
-		if (freed && ion_pool_zero_reserve(cp->zero, n, cap))
-			return true;
-	}
+	if (!cached &&
+	    ion_chunk_made_room(cp, ion_page_pools_shrink(cp->pools, n, false),
+				n, cap))
+		return true;
 	atomic_long_add(n, &cp->cap_freed_pages);
 	return false;
 }

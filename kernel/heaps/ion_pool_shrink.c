@@ -181,7 +181,7 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 	bool charged = ion_memcg_page_charged(page);
 	struct ion_page_pool *pool;
 	unsigned long freed = 0, n;
-	unsigned int i;
+	unsigned int i, order;
 	LIST_HEAD(chunks);
 
 	if (!ion_memcg_chunk_reusable(page))
@@ -201,9 +201,10 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 						  n);
 	}
 	/* An uncharged chunk: its own class's idle chunks of other orders. */
+	order = ilog2(nr);
 	for (i = 0; !charged && i < pools->norders && freed < nr; i++) {
 		pool = &pools->pool[1][i];
-		if (pool->order != ilog2(nr))
+		if (pool->order != order)
 			freed += ion_pool_shrink_one(pools, pool, true,
 						     nr - freed, &before);
 	}
