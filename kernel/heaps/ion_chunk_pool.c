@@ -51,14 +51,14 @@
  * for another one that still needs zeroing), nor does a chunk no task
  * could take again (charged to the root cgroup after its own cgroups were
  * removed); and the walk of the other cgroups' lists leaves the owner's
- * own list at its first chunk, however many it holds.  But an uncharged chunk that found
- * too few other owners' chunks to displace gives back uncharged chunks of
- * the other orders pooled pool_displace_ms ago: a workload that moved from
- * 1 MiB buffers to 64 KiB ones would otherwise find the pools full of
- * chunks it no longer asks for, and pool none of its frees until memory
- * ran short (the bench's scaling row after its 64 MiB cases,
- * Documentation/bench.md, "Known limits").  A charged chunk does not
- * (yet) displace its own cgroup's chunks of other orders.
+ * own list at its first chunk, however many it holds.  But a chunk that
+ * found too few other owners' chunks to displace gives back its own
+ * owner's chunks of the other orders pooled pool_displace_ms ago (the
+ * uncharged ones for an uncharged chunk, its cgroup's for a charged one):
+ * a workload that moved from 1 MiB buffers to 64 KiB ones would otherwise
+ * find the pools full of chunks it no longer asks for, and pool none of
+ * its frees until memory ran short (the bench's scaling row after its
+ * 64 MiB cases, Documentation/bench.md, "Known limits").
  * An uncached chunk then makes room by giving back any cached pooled
  * ones, which costs nothing.  Otherwise a freed chunk goes back to the
  * buddy allocator.  A free that defers nothing still has the worker trim
@@ -153,8 +153,8 @@ static bool ion_chunk_made_room(struct ion_chunk_pool *cp,
 /*
  * Count @n pages of @page as deferred within @cap, making room if need be
  * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
- * that @page's owner could not reuse (or, for an uncharged @page, had not
- * been reusing: other orders), then, for an uncached chunk, any cached
+ * that @page's owner could not reuse (or had not been reusing: its own of
+ * other orders), then, for an uncached chunk, any cached
  * ones: giving back a cached chunk costs nothing, an uncached one
  * two changes of the linear map (now, and at its next allocation).  When
  * the first found nothing to give back (*@displace false), the other

@@ -41,8 +41,9 @@
  * pools' cap (pool_max_mb) like any other, and in "kernel" of
  * memory.stat until they are freed.  At the cap a freed chunk takes the
  * place of cached pooled chunks its owner could not reuse (the shared
- * pools' for a charged chunk, other cgroups' for any; for an uncharged
- * one, then shared chunks of other orders) once they have been pooled
+ * pools' for a charged chunk, other cgroups' for any; then its owner's
+ * own of other orders: its cgroup's, or the shared ones for an uncharged
+ * chunk) once they have been pooled
  * pool_displace_ms (DOC: free policy), so a cgroup that went idle does
  * not keep the others from pooling.  The
  * pools' shrinker is memcg-aware: reclaim in a cgroup (its memory.max,

@@ -110,6 +110,10 @@ unsigned long ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp,
 					    unsigned long nr,
 					    unsigned long before,
 					    struct list_head *chunks);
+unsigned long ion_memcg_pool_isolate_own(struct ion_memcg_pool *mp,
+					 struct page *page, unsigned long nr,
+					 unsigned long before,
+					 struct list_head *chunks);
 #else
 static inline gfp_t ion_memcg_gfp(void)
 {
@@ -197,6 +201,14 @@ static inline unsigned long
 ion_memcg_pool_isolate_others(struct ion_memcg_pool *mp, struct page *page,
 			      unsigned long nr, unsigned long before,
 			      struct list_head *chunks)
+{
+	return 0;
+}
+
+static inline unsigned long
+ion_memcg_pool_isolate_own(struct ion_memcg_pool *mp, struct page *page,
+			   unsigned long nr, unsigned long before,
+			   struct list_head *chunks)
 {
 	return 0;
 }

@@ -31,13 +31,18 @@ static DEFINE_MUTEX(ion_memcg_lru_mutex);	/* protects the cache */
  * struct ion_memcg_walk - a walk of one list_lru
  * @chunks: where the chunks taken off go, linked by page->lru
  * @memcg:  the cgroup whose list is walked, checked against each chunk's
- *	    (under rcu_read_lock()); NULL: not checked.  For a displacement:
- *	    the cgroup whose chunks are left alone (NULL: none)
- * @want:   for a displacement, the chunks still to take
- * @nr_to_walk: for a displacement, the walk's budget: set to 0 once
+ *	    (under rcu_read_lock()); NULL: not checked.  For a displacement
+ *	    of other cgroups' chunks: the cgroup whose chunks are left alone
+ *	    (NULL: none)
+ * @want:   for a displacement of other cgroups' chunks, the chunks still
+ *	    to take
+ * @nr_to_walk: for such a displacement, the walk's budget: set to 0 once
  *	    @want is, so that the walk stops
  * @before: for a displacement, the latest pooling time (jiffies) of a
  *	    chunk it may take
+ * @aged:   a walk of one cgroup's list that takes only chunks pooled at or
+ *	    before @before (the list is oldest first: it stops at the first
+ *	    younger one)
  */
 struct ion_memcg_walk {
 	struct list_head *chunks;
@@ -45,6 +50,7 @@ struct ion_memcg_walk {
 	unsigned long want;
 	unsigned long *nr_to_walk;
 	unsigned long before;
+	bool aged;
 };
 
 /*
@@ -204,9 +210,33 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	if (walk->memcg &&
 	    WARN_ON_ONCE(ion_memcg_of_listed(page) != walk->memcg))
 		return LRU_SKIP;
+	if (walk->aged && time_after(page_private(page), walk->before))
+		return ION_LRU_NEXT_LIST;	/* and so is the rest */
 	list_lru_isolate_move(list, item, walk->chunks);
 	set_page_private(page, 0);
 	return LRU_REMOVED;
+}
+
+/*
+ * Up to @nr chunks off @walk->memcg's lists, oldest first, on every node
+ * that has any chunk listed.  Under RCU.
+ */
+static unsigned long ion_memcg_take_own(struct ion_memcg_pool *mp,
+					struct ion_memcg_walk *walk,
+					unsigned long nr)
+{
+	unsigned long taken = 0, left = nr;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		if (list_lru_count_node(&mp->lru, nid))
+			taken += list_lru_walk_one(&mp->lru, nid, walk->memcg,
+						   ion_memcg_isolate_one,
+						   walk, &left);
+		if (!left)
+			break;
+	}
+	return taken;
 }
 
 /**
@@ -229,24 +259,50 @@ unsigned long ion_memcg_pool_take(struct ion_memcg_pool *mp, unsigned long n,
 				  struct list_head *chunks)
 {
 	struct ion_memcg_walk walk = { .chunks = chunks };
-	unsigned long taken = 0, left = n;
-	int nid;
+	unsigned long taken = 0;
 
 	if (!ION_MEMCG_POOLS)
 		return 0;
 	rcu_read_lock();
 	walk.memcg = ion_memcg_caller();
-	if (walk.memcg && !ion_memcg_is_root(walk.memcg)) {
-		for_each_node_state(nid, N_MEMORY) {
-			if (list_lru_count_node(&mp->lru, nid))
-				taken += list_lru_walk_one(&mp->lru, nid,
-							   walk.memcg,
-							   ion_memcg_isolate_one,
-							   &walk, &left);
-			if (!left)
-				break;
-		}
-	}
+	if (walk.memcg && !ion_memcg_is_root(walk.memcg))
+		taken = ion_memcg_take_own(mp, &walk, n);
+	rcu_read_unlock();
+	return taken;
+}
+
+/**
+ * ion_memcg_pool_isolate_own() - take off idle chunks of @page's own cgroup
+ * @mp:     the lists of a pool of another order than @page's
+ * @page:   a charged chunk about to be pooled
+ * @nr:     the most chunks to take
+ * @before: the latest pooling time (jiffies) of a chunk to take
+ * @chunks: where they go, linked by page->lru
+ *
+ * For a displacement at the pools' cap: the chunks of the cgroup @page
+ * is charged to, pooled at or before @before, the oldest first: sizes
+ * that cgroup has not been asking for again (DOC: free policy, "Caps").
+ * None for an uncharged @page, or one charged to the root cgroup.
+ *
+ * Context: Any context; takes a spinlock.
+ * Return: the number of chunks taken off.
+ */
+unsigned long ion_memcg_pool_isolate_own(struct ion_memcg_pool *mp,
+					 struct page *page, unsigned long nr,
+					 unsigned long before,
+					 struct list_head *chunks)
+{
+	struct ion_memcg_walk walk = {
+		.chunks = chunks, .before = before, .aged = true,
+	};
+	unsigned long taken = 0;
+
+	if (!ION_MEMCG_POOLS || !nr)
+		return 0;
+	rcu_read_lock();
+	walk.memcg = ion_memcg_of_chunk(page);
+	if (walk.memcg && !ion_memcg_is_root(walk.memcg))
+		taken = ion_memcg_take_own(mp, &walk, nr);
 	rcu_read_unlock();
 	return taken;
 }

@@ -153,6 +153,31 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
 	return freed;
 }
 
+/*
+ * Displace about @nr pages of @pool's charged chunks pooled at or before
+ * @before for @page: other cgroups' than @page's, or with @own that
+ * cgroup's own (ion_page_pools_displace()).
+ */
+static unsigned long ion_pool_displace_charged(struct ion_page_pools *pools,
+					       struct ion_page_pool *pool,
+					       struct page *page,
+					       unsigned long nr,
+					       unsigned long before, bool own)
+{
+	unsigned long want = DIV_ROUND_UP(nr, 1UL << pool->order), n;
+	LIST_HEAD(chunks);
+
+	if (atomic_long_read(&pool->ncharged) <= 0)
+		return 0;
+	if (own)
+		n = ion_memcg_pool_isolate_own(&pool->charged, page, want,
+					       before, &chunks);
+	else
+		n = ion_memcg_pool_isolate_others(&pool->charged, page, want,
+						  before, &chunks);
+	return ion_pool_release_charged(pools, pool, true, &chunks, n);
+}
+
 /**
  * ion_page_pools_displace() - make room at the cap for @page's owner
  * @pools: the pools
@@ -162,9 +187,10 @@ static unsigned long ion_pools_shrink(struct ion_page_pools *pools,
  *
  * Gives back cached pooled chunks that @page's owner could not take
  * again: the uncharged ones when @page is charged, and those charged to
- * any cgroup but @page's (DOC: free policy, "Caps"); then, for an
- * uncharged @page, uncharged ones of the other orders, which its owner
- * has not been reusing.  Each only once it has been pooled
+ * any cgroup but @page's (DOC: free policy, "Caps"); then its owner's own
+ * chunks of the other orders, which it has not been reusing (uncharged
+ * ones for an uncharged @page, those of its cgroup for a charged one).
+ * Each only once it has been pooled
  * pool_displace_ms (ion_pool_displace_before()).  Largest orders first;
  * in each, for a charged @page the uncharged chunks first, then other
  * cgroups' (ion_memcg_pool_isolate_others()); in each list the oldest
@@ -180,9 +206,8 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 	unsigned long before = ion_pool_displace_before();
 	bool charged = ion_memcg_page_charged(page);
 	struct ion_page_pool *pool;
-	unsigned long freed = 0, n;
+	unsigned long freed = 0;
 	unsigned int i, order;
-	LIST_HEAD(chunks);
 
 	if (!ion_memcg_chunk_reusable(page))
 		return 0;
@@ -191,20 +216,22 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 		if (charged)
 			freed += ion_pool_shrink_one(pools, pool, true,
 						     nr - freed, &before);
-		if (freed >= nr || atomic_long_read(&pool->ncharged) <= 0)
-			continue;
-		n = ion_memcg_pool_isolate_others(&pool->charged, page,
-						  DIV_ROUND_UP(nr - freed,
-							       1UL << pool->order),
-						  before, &chunks);
-		freed += ion_pool_release_charged(pools, pool, true, &chunks,
-						  n);
+		if (freed < nr)
+			freed += ion_pool_displace_charged(pools, pool, page,
+							   nr - freed, before,
+							   false);
 	}
-	/* An uncharged chunk: its own class's idle chunks of other orders. */
+	/* Then its owner's own idle chunks of the other orders. */
 	order = ilog2(nr);
-	for (i = 0; !charged && i < pools->norders && freed < nr; i++) {
+	for (i = 0; i < pools->norders && freed < nr; i++) {
 		pool = &pools->pool[1][i];
-		if (pool->order != order)
+		if (pool->order == order)
+			continue;
+		if (charged)
+			freed += ion_pool_displace_charged(pools, pool, page,
+							   nr - freed, before,
+							   true);
+		else
 			freed += ion_pool_shrink_one(pools, pool, true,
 						     nr - freed, &before);
 	}

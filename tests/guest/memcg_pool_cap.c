@@ -36,6 +36,10 @@
  * freeing in turn had the zeroing worker zero chunks that were given back
  * before anyone reused them).
  *
+ * With the cap full of a's 1 MiB chunks, a's 64 KiB frees are not pooled
+ * while those were pooled less than pool_displace_ms ago; at 0 one of
+ * them gives way and the frees are pooled for a.
+ *
  * Before, each of these frees went to the buddy allocator and the pools
  * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
  * per-memcg pools) or without cgroup2's memory controller.
@@ -297,6 +301,73 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 	it_param_set("pool_displace_ms", "0");
 }
 
+#define SMALL_N		16		/* 64 KiB buffers, a 1 MiB chunk's worth */
+#define SMALL_LEN	(64 * KiB)
+
+/*
+ * a fills the cap with 1 MiB chunks, then frees SMALL_N 64 KiB buffers in
+ * a burst (the first free may be isolated: not pooled, nor at the cap).
+ * Returns the 64 KiB frees that reached the cap, or -1.
+ */
+static long long small_frees(struct it_worker *a, struct pools *p,
+			     struct cap_counts *c0)
+{
+	struct it_reply r;
+
+	*c0 = cap_counts();
+	r = it_worker_alloc(a, SMALL_N, SMALL_LEN, ION_HEAP_SYSTEM_MASK,
+			    ION_FLAG_CACHED);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	*p = pooled();
+	diag("a's 64 KiB frees", *p);
+	return r.done == SMALL_N ? SMALL_N : -1;
+}
+
+/*
+ * A cgroup's idle chunks of one order give way to its frees of another:
+ * a's 1 MiB chunks pooled a moment ago stay (pool_displace_ms a minute)
+ * and its 64 KiB frees go back; at 0 one 1 MiB chunk is displaced and the
+ * frees are pooled, charged to a.  Before, a charged chunk displaced only
+ * other owners' chunks, and a pool full of a cgroup's 1 MiB chunks pooled
+ * none of its 64 KiB frees until reclaim.
+ */
+static void own_order_case(struct it_worker *a)
+{
+	const long long lo = (SMALL_N - 1) * SMALL_LEN;
+	const long long hi = SMALL_N * SMALL_LEN;
+	struct cap_counts c0;
+	struct pools p, q;
+	long long n;
+
+	ht_drop_pools();
+	if (it_param_set("pool_displace_ms", "60000") || fill_free(a)) {
+		tap_ok(0, "a fills the cap with pool_displace_ms=60000");
+		return;
+	}
+	n = small_frees(a, &p, &c0);
+	tap_ok(n > 0 && p.charged == CAP && p.uncharged == 0,
+	       "at the cap, a's 1 MiB chunks pooled a moment ago stay, its 64 KiB frees are not pooled");
+	tap_ok(cap_grew(c0, 0, lo) || cap_grew(c0, 0, hi),
+	       "debugfs counts its 64 KiB frees freed for want of room");
+	it_param_set("pool_displace_ms", "0");
+	n = small_frees(a, &p, &c0);
+	tap_ok(cap_grew(c0, MiB, 0),
+	       "pool_displace_ms=0: debugfs counts one 1 MiB chunk displaced, nothing freed for want of room");
+	/* Its next 64 KiB buffers take those pooled (1 MiB chunks would not do). */
+	if (n > 0 && it_worker_alloc(a, SMALL_N, SMALL_LEN,
+				     ION_HEAP_SYSTEM_MASK,
+				     ION_FLAG_CACHED).done != SMALL_N)
+		n = -1;
+	q = pooled();
+	diag("a's next 64 KiB buffers", q);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	tap_ok(n > 0 && p.uncharged == 0 &&
+	       p.charged >= CAP - (long long)MiB + lo &&
+	       p.charged <= CAP - (long long)MiB + hi &&
+	       q.charged == CAP - (long long)MiB,
+	       "a's idle 1 MiB chunks gave way to its 64 KiB frees, pooled for a: its next 64 KiB buffers reuse them");
+}
+
 #define MANY_CAP_MB	32		/* as written to pool_max_mb */
 #define MANY_CAP	(MANY_CAP_MB * (long long)MiB)
 #define MANY_LEN	(64 * KiB)
@@ -395,6 +466,7 @@ int main(void)
 		young_case(&w[0], &w[1], CG_A, "a, then b");
 		young_case(&w[2], &w[0], NULL, "the root, then a");
 		oldest_case(&w[0], &w[2]);
+		own_order_case(&w[0]);
 		if (it_param_set("pool_max_mb", "32")) {
 			tap_ok(0, "pool_max_mb can be set to %d", MANY_CAP_MB);
 		} else {
