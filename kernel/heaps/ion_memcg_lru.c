@@ -5,6 +5,7 @@
  * ion_memcg.c: the page pools (ion_page_pool.c, ion_pool_shrink.c) keep
  * their charged chunks here.
  */
+#include <linux/cgroup.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/list_lru.h>
@@ -206,10 +207,16 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 	struct ion_memcg_walk *walk = arg;
 	struct page *page = list_entry(item, struct page, lru);
 
-	/* The rule of the DOC: a chunk is on its own cgroup's list. */
-	if (walk->memcg &&
-	    WARN_ON_ONCE(ion_memcg_of_listed(page) != walk->memcg))
-		return LRU_SKIP;
+	/*
+	 * The rule of the DOC: a chunk is on its own cgroup's list.  But a
+	 * displacement's cgroup (the freed chunk's, not the caller's) may be
+	 * going offline meanwhile, its chunks moving to its parent's list:
+	 * not ours to take.
+	 */
+	if (walk->memcg && ion_memcg_of_listed(page) != walk->memcg) {
+		WARN_ON_ONCE(!walk->aged);
+		return walk->aged ? ION_LRU_NEXT_LIST : LRU_SKIP;
+	}
 	if (walk->aged && time_after(page_private(page), walk->before))
 		return ION_LRU_NEXT_LIST;	/* and so is the rest */
 	list_lru_isolate_move(list, item, walk->chunks);
@@ -219,21 +226,24 @@ static enum lru_status ion_memcg_isolate_one(struct list_head *item,
 
 /*
  * Up to @nr chunks off @walk->memcg's lists, oldest first, on every node
- * that has any chunk listed.  Under RCU.
+ * that has any chunk listed: on each, a walk's budget is what is still
+ * wanted (an aged walk that stops at a young chunk has taken all it
+ * could there).  Under RCU.
  */
 static unsigned long ion_memcg_take_own(struct ion_memcg_pool *mp,
 					struct ion_memcg_walk *walk,
 					unsigned long nr)
 {
-	unsigned long taken = 0, left = nr;
+	unsigned long taken = 0, left;
 	int nid;
 
 	for_each_node_state(nid, N_MEMORY) {
+		left = nr - taken;
 		if (list_lru_count_node(&mp->lru, nid))
 			taken += list_lru_walk_one(&mp->lru, nid, walk->memcg,
 						   ion_memcg_isolate_one,
 						   walk, &left);
-		if (!left)
+		if (taken >= nr)
 			break;
 	}
 	return taken;
@@ -282,7 +292,12 @@ unsigned long ion_memcg_pool_take(struct ion_memcg_pool *mp, unsigned long n,
  * For a displacement at the pools' cap: the chunks of the cgroup @page
  * is charged to, pooled at or before @before, the oldest first: sizes
  * that cgroup has not been asking for again (DOC: free policy, "Caps").
- * None for an uncharged @page, or one charged to the root cgroup.
+ * None for an uncharged @page, one charged to the root cgroup, or one
+ * whose cgroup is being removed (its chunks are moving to its parent).
+ * The walk of a node's list stops at its first chunk pooled after
+ * @before: after a removed child's chunks were moved to the head of its
+ * parent's list, older chunks behind a younger one of the child's wait
+ * for it to age.
  *
  * Context: Any context; takes a spinlock.
  * Return: the number of chunks taken off.
@@ -301,7 +316,9 @@ unsigned long ion_memcg_pool_isolate_own(struct ion_memcg_pool *mp,
 		return 0;
 	rcu_read_lock();
 	walk.memcg = ion_memcg_of_chunk(page);
-	if (walk.memcg && !ion_memcg_is_root(walk.memcg))
+	/* Not dying now: its offlining waits for this RCU read section. */
+	if (walk.memcg && !ion_memcg_is_root(walk.memcg) &&
+	    !css_is_dying(&walk.memcg->css))
 		taken = ion_memcg_take_own(mp, &walk, nr);
 	rcu_read_unlock();
 	return taken;

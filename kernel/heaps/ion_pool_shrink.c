@@ -164,7 +164,8 @@ static unsigned long ion_pool_displace_charged(struct ion_page_pools *pools,
 					       unsigned long nr,
 					       unsigned long before, bool own)
 {
-	unsigned long want = DIV_ROUND_UP(nr, 1UL << pool->order), n;
+	unsigned long want = DIV_ROUND_UP(nr, 1UL << pool->order);
+	unsigned long n;
 	LIST_HEAD(chunks);
 
 	if (atomic_long_read(&pool->ncharged) <= 0)

@@ -301,16 +301,17 @@ static void oldest_case(struct it_worker *a, struct it_worker *root)
 	it_param_set("pool_displace_ms", "0");
 }
 
-#define SMALL_N		16		/* 64 KiB buffers, a 1 MiB chunk's worth */
-#define SMALL_LEN	(64 * KiB)
+#define SMALL_N		16	/* 64 KiB buffers: a 1 MiB chunk's worth */
+#define SMALL_LEN	(64 * (long long)KiB)
 
 /*
- * a fills the cap with 1 MiB chunks, then frees SMALL_N 64 KiB buffers in
- * a burst (the first free may be isolated: not pooled, nor at the cap).
- * Returns the 64 KiB frees that reached the cap, or -1.
+ * a allocates SMALL_N 64 KiB buffers and frees them in a burst (a free
+ * that comes over ION_POOL_DELAY_MS after the one before, the first one
+ * say, is isolated: not pooled, nor counted at the cap).  0, or -1 when
+ * the buffers could not be had.
  */
-static long long small_frees(struct it_worker *a, struct pools *p,
-			     struct cap_counts *c0)
+static int small_frees(struct it_worker *a, struct pools *p,
+		       struct cap_counts *c0)
 {
 	struct it_reply r;
 
@@ -320,51 +321,57 @@ static long long small_frees(struct it_worker *a, struct pools *p,
 	it_worker_free(a, IT_WORKER_FREE_ALL);
 	*p = pooled();
 	diag("a's 64 KiB frees", *p);
-	return r.done == SMALL_N ? SMALL_N : -1;
+	return r.done == SMALL_N ? 0 : -1;
 }
 
 /*
  * A cgroup's idle chunks of one order give way to its frees of another:
  * a's 1 MiB chunks pooled a moment ago stay (pool_displace_ms a minute)
  * and its 64 KiB frees go back; at 0 one 1 MiB chunk is displaced and the
- * frees are pooled, charged to a.  Before, a charged chunk displaced only
- * other owners' chunks, and a pool full of a cgroup's 1 MiB chunks pooled
- * none of its 64 KiB frees until reclaim.
+ * frees are pooled, charged to a, and serve its next 64 KiB buffers.
+ * Before, a charged chunk displaced only other owners' chunks, and a pool
+ * full of a cgroup's 1 MiB chunks pooled none of its 64 KiB frees until
+ * reclaim.
  */
 static void own_order_case(struct it_worker *a)
 {
-	const long long lo = (SMALL_N - 1) * SMALL_LEN;
-	const long long hi = SMALL_N * SMALL_LEN;
-	struct cap_counts c0;
+	/* a's 1 MiB chunks, less one */
+	const long long lo = CAP - (long long)MiB;
+	struct cap_counts c0, c1;
 	struct pools p, q;
-	long long n;
+	int ret;
 
 	ht_drop_pools();
 	if (it_param_set("pool_displace_ms", "60000") || fill_free(a)) {
 		tap_ok(0, "a fills the cap with pool_displace_ms=60000");
+		it_param_set("pool_displace_ms", "0");
 		return;
 	}
-	n = small_frees(a, &p, &c0);
-	tap_ok(n > 0 && p.charged == CAP && p.uncharged == 0,
+	ret = small_frees(a, &p, &c0);
+	c1 = cap_counts();
+	tap_diag("pool_displaced_bytes +%lld, pool_cap_freed_bytes +%lld",
+		 c1.displaced - c0.displaced, c1.cap_freed - c0.cap_freed);
+	tap_ok(!ret && p.charged == CAP && p.uncharged == 0,
 	       "at the cap, a's 1 MiB chunks pooled a moment ago stay, its 64 KiB frees are not pooled");
-	tap_ok(cap_grew(c0, 0, lo) || cap_grew(c0, 0, hi),
-	       "debugfs counts its 64 KiB frees freed for want of room");
+	tap_ok(c1.displaced == c0.displaced &&
+	       c1.cap_freed - c0.cap_freed > 0 &&
+	       c1.cap_freed - c0.cap_freed <= SMALL_N * SMALL_LEN &&
+	       (c1.cap_freed - c0.cap_freed) % SMALL_LEN == 0,
+	       "debugfs counts its 64 KiB frees freed for want of room, none displaced");
 	it_param_set("pool_displace_ms", "0");
-	n = small_frees(a, &p, &c0);
+	ret = small_frees(a, &p, &c0);
 	tap_ok(cap_grew(c0, MiB, 0),
 	       "pool_displace_ms=0: debugfs counts one 1 MiB chunk displaced, nothing freed for want of room");
-	/* Its next 64 KiB buffers take those pooled (1 MiB chunks would not do). */
-	if (n > 0 && it_worker_alloc(a, SMALL_N, SMALL_LEN,
-				     ION_HEAP_SYSTEM_MASK,
-				     ION_FLAG_CACHED).done != SMALL_N)
-		n = -1;
+	/* Its next 64 KiB buffers take those (1 MiB chunks would not do). */
+	if (!ret && it_worker_alloc(a, SMALL_N, SMALL_LEN,
+				    ION_HEAP_SYSTEM_MASK,
+				    ION_FLAG_CACHED).done != SMALL_N)
+		ret = -1;
 	q = pooled();
 	diag("a's next 64 KiB buffers", q);
 	it_worker_free(a, IT_WORKER_FREE_ALL);
-	tap_ok(n > 0 && p.uncharged == 0 &&
-	       p.charged >= CAP - (long long)MiB + lo &&
-	       p.charged <= CAP - (long long)MiB + hi &&
-	       q.charged == CAP - (long long)MiB,
+	tap_ok(!ret && p.uncharged == 0 && p.charged > lo &&
+	       p.charged <= lo + SMALL_N * SMALL_LEN && q.charged == lo,
 	       "a's idle 1 MiB chunks gave way to its 64 KiB frees, pooled for a: its next 64 KiB buffers reuse them");
 }
 
@@ -417,7 +424,7 @@ static void many_case(struct it_worker *x, struct it_worker *y,
 	it_worker_free(y, IT_WORKER_FREE_ALL);
 }
 
-/* Every exit after cg_setup() leaves the module and cgroups as it found them. */
+/* Every exit after cg_setup() leaves the module and cgroups as found. */
 static void cleanup(struct it_param *old, struct it_param *age)
 {
 	it_param_restore(old);
