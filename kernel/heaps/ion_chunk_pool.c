@@ -154,9 +154,9 @@ static bool ion_chunk_made_room(struct ion_chunk_pool *cp,
  * Count @n pages of @page as deferred within @cap, making room if need be
  * (DOC: free policy, "Caps"): first by giving back cached pooled chunks
  * that @page's owner could not reuse (or had not been reusing: its own of
- * other orders), then, for an uncached chunk, any cached
- * ones: giving back a cached chunk costs nothing, an uncached one
- * two changes of the linear map (now, and at its next allocation).  When
+ * other orders), then, for an uncached chunk, any cached ones: giving
+ * back a cached chunk costs nothing, an uncached one two changes of the
+ * linear map (now, and at its next allocation).  When
  * the first found nothing to give back (*@displace false), the other
  * chunks of the same free do not look again: nothing it could displace
  * was pooled long enough (a later chunk of another order might have

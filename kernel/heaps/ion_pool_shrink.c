@@ -191,12 +191,11 @@ static unsigned long ion_pool_displace_charged(struct ion_page_pools *pools,
  * any cgroup but @page's (DOC: free policy, "Caps"); then its owner's own
  * chunks of the other orders, which it has not been reusing (uncharged
  * ones for an uncharged @page, those of its cgroup for a charged one).
- * Each only once it has been pooled
- * pool_displace_ms (ion_pool_displace_before()).  Largest orders first;
- * in each, for a charged @page the uncharged chunks first, then other
- * cgroups' (ion_memcg_pool_isolate_others()); in each list the oldest
- * first.  Nothing for a chunk no task could reuse (charged to the root
- * cgroup).
+ * Each only once it has been pooled pool_displace_ms
+ * (ion_pool_displace_before()).  Largest orders first; in each, for a
+ * charged @page the uncharged chunks first, then other cgroups'
+ * (ion_memcg_pool_isolate_others()); in each list the oldest first.
+ * Nothing for a chunk no task could reuse (charged to the root cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.
