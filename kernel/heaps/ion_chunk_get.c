@@ -23,10 +23,12 @@
 
 /*
  * Up to @n chunks charged to the caller's cgroup, onto @chunks.  When it
- * has none at its memory.max, its freed chunks may still be waiting for
- * the worker, charged to it but out of reach: they are pooled first.
- * Where charged chunks are never pooled (!ion_memcg_pools_enabled())
- * none of them waits either: no reason to wait for the worker.
+ * has none and its cgroup (or an ancestor) is at memory.max, the freed
+ * chunks of that cgroup still waiting for the worker, charged but out of
+ * reach of its reclaim, are given back by the caller itself
+ * (ion_pool_zero_release_limited()), so that its fresh chunk can be
+ * charged.  Where charged chunks are never pooled
+ * (!ion_memcg_pools_enabled()) none of them waits either.
  */
 static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 					   unsigned int order, bool cached,
@@ -38,11 +40,10 @@ static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 	got = ion_page_pools_get_charged(cp->pools, order, cached, n, chunks);
 	if (!got && ion_memcg_pools_enabled() &&
 	    ion_pool_zero_pending(cp->zero) &&
-	    ion_memcg_caller_at_limit(1UL << order)) {
-		ion_pool_zero_flush(cp->zero);
-		got = ion_page_pools_get_charged(cp->pools, order, cached, n,
-						 chunks);
-	}
+	    ion_memcg_caller_at_limit(1UL << order))
+		atomic_long_add(ion_pool_zero_release_limited(cp->zero,
+							      1UL << order),
+				&cp->limit_freed_pages);
 	return got;
 }
 
@@ -55,7 +56,7 @@ static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
  *
  * A caller whose pages are charged to a memory cgroup gets only a chunk
  * charged to that cgroup (see ion_memcg.c); when that cgroup is at its
- * memory.max, the chunks waiting to be zeroed are pooled first.
+ * memory.max, its chunks waiting to be zeroed are given back first.
  *
  * Context: Process context; may sleep.
  * Return: a zeroed chunk of @order, or NULL when that pool is empty.

@@ -363,7 +363,8 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
  * @s:  the heap's debugfs file
  *
  * See ion_page_pools_debug_show(); then what making room at the cap gave
- * back, and the freed bytes the pools had no room for.
+ * back, the freed bytes the pools had no room for, and the waiting ones
+ * a cgroup at its memory.max gave back.
  *
  * Context: Process context; does not sleep.
  */
@@ -374,6 +375,8 @@ void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s)
 		   atomic_long_read(&cp->displaced_pages) << PAGE_SHIFT);
 	seq_printf(s, "pool_cap_freed_bytes: %lu\n",
 		   atomic_long_read(&cp->cap_freed_pages) << PAGE_SHIFT);
+	seq_printf(s, "pool_limit_freed_bytes: %lu\n",
+		   atomic_long_read(&cp->limit_freed_pages) << PAGE_SHIFT);
 }
 
 /**

@@ -20,6 +20,9 @@ struct ion_pool_zero;
  *	       a freed chunk (ion_chunk_reserve())
  * @cap_freed_pages: freed pages the pools had no room for at the cap, not
  *	       pooled
+ * @limit_freed_pages: pages waiting for the zeroing worker, charged to a
+ *	       cgroup at its memory.max, that an allocation of that cgroup
+ *	       gave back (ion_pool_zero_release_limited())
  *
  * Lives from ion_chunk_pool_create() to ion_chunk_pool_destroy().
  */
@@ -30,6 +33,7 @@ struct ion_chunk_pool {
 	unsigned long last_free;
 	atomic_long_t displaced_pages;
 	atomic_long_t cap_freed_pages;
+	atomic_long_t limit_freed_pages;
 };
 
 #endif /* _ION_CHUNK_POOL_PRIV_H */

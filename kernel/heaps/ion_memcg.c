@@ -4,6 +4,7 @@
  * per-memcg lists of the pools' charged chunks are in ion_memcg_lru.c.
  * Nearly a leaf (see ion_memcg.h).
  */
+#include <linux/list.h>
 #include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
 #include <linux/page_counter.h>
@@ -50,9 +51,15 @@
  * or a write to its memory.reclaim) gives that cgroup's pooled chunks
  * back to the buddy allocator, and their charge with them; global
  * reclaim and drop_caches reach every cgroup's lists.  Chunks still
- * waiting for the zeroing worker (a few milliseconds after their free)
- * are on no cgroup's list yet: only global reclaim or the worker's
- * pooling reaches them (nor can another owner's free take their place).
+ * waiting for the zeroing worker (a few milliseconds after their free,
+ * longer when the CPUs are busy: it runs in SCHED_IDLE) are on no
+ * cgroup's list yet: reclaim in a cgroup does not reach them (global
+ * reclaim does), nor can another owner's free take their place.  So a
+ * charged allocation that finds no chunk of its cgroup pooled while its
+ * cgroup or an ancestor is at memory.max gives that cgroup's waiting
+ * chunks (and those of the cgroups below it) back to the buddy allocator
+ * itself, with their charge (ion_pool_zero_release_limited(), counted in
+ * pool_limit_freed_bytes), rather than wait for the worker.
  *
  * When a cgroup is removed, the kernel moves its charges to its parent
  * (the chunks' obj_cgroup then names the parent, so folio_memcg() returns
@@ -197,6 +204,36 @@ bool ion_memcg_caller_at_limit(unsigned long npages)
 	at_limit = ion_memcg_limiting(npages);
 	rcu_read_unlock();
 	return at_limit;
+}
+
+/**
+ * ion_memcg_split_limited() - the chunks of a cgroup at its memory.max
+ * @chunks:  chunks linked by page->lru
+ * @npages:  the pages the caller is about to charge
+ * @limited: where those of @chunks charged to the cgroup that @npages more
+ *	     would take past its memory.max (the caller's or an ancestor,
+ *	     ion_memcg_caller_at_limit()), or to a cgroup below it, go
+ *
+ * Context: Process context.
+ * Return: true when there is such a cgroup (even if no chunk is its).
+ */
+bool ion_memcg_split_limited(struct list_head *chunks, unsigned long npages,
+			     struct list_head *limited)
+{
+	struct mem_cgroup *limiting, *memcg;
+	struct page *page, *tmp;
+
+	rcu_read_lock();
+	limiting = ion_memcg_limiting(npages);
+	list_for_each_entry_safe(page, tmp, chunks, lru) {
+		if (!limiting)
+			break;
+		memcg = ion_memcg_of_chunk(page);
+		if (memcg && mem_cgroup_is_descendant(memcg, limiting))
+			list_move_tail(&page->lru, limited);
+	}
+	rcu_read_unlock();
+	return limiting;
 }
 
 /**

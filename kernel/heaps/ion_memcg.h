@@ -62,6 +62,8 @@ static inline struct mem_cgroup *ion_memcg_of_chunk(struct page *page)
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
+bool ion_memcg_split_limited(struct list_head *chunks, unsigned long npages,
+			     struct list_head *limited);
 int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
 bool ion_memcg_caller_owns(struct page *page);
 bool ion_memcg_chunk_reusable(struct page *page);
@@ -126,6 +128,13 @@ static inline bool ion_memcg_caller_charged(void)
 }
 
 static inline bool ion_memcg_caller_at_limit(unsigned long npages)
+{
+	return false;
+}
+
+static inline bool ion_memcg_split_limited(struct list_head *chunks,
+					   unsigned long npages,
+					   struct list_head *limited)
 {
 	return false;
 }

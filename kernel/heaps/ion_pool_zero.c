@@ -2,7 +2,8 @@
 /*
  * ion heaps: the deferred zeroing of freed chunks - the chunks waiting for
  * it and the worker thread that zeroes them into the pools.  Calls only
- * down, into ion_page_pool.c; see ion_page_pool.h for the layers.
+ * down, into ion_page_pool.c and the leaves ion_cache.c and ion_memcg.c;
+ * see ion_page_pool.h for the layers.
  */
 
 /**
@@ -38,7 +39,9 @@
  * as without pools.  When the CPUs are busy the pools simply refill more
  * slowly, and the pools' shrinker can take the waiting chunks back: this
  * file hands it a struct ion_page_pools_reclaim for them
- * (ion_pool_zero_reclaim.c).  Lowering
+ * (ion_pool_zero_reclaim.c).  No allocation waits for the worker: a
+ * cgroup at its memory.max gives back its waiting chunks itself
+ * (ion_pool_zero_release_limited()).  Lowering
  * pool_max_mb trims the pools at the next free (the worker does it).
  *
  * Zeroing.  Cached chunks are cleared page by page with clear_highpage()
@@ -72,6 +75,7 @@
 #include <uapi/linux/sched/types.h>
 
 #include "ion_cache.h"
+#include "ion_memcg.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
 #include "ion_pool_zero_priv.h"
@@ -354,18 +358,64 @@ void ion_pool_zero_check_cap(struct ion_pool_zero *zero, unsigned long cap)
 }
 
 /**
- * ion_pool_zero_flush() - zero and pool every chunk waiting, now
- * @zero: the heap's deferred chunks
+ * ion_pool_zero_release_limited() - give back a limited cgroup's waiting chunks
+ * @zero:   the heap's deferred chunks
+ * @npages: the pages the caller is about to charge
  *
- * For a cgroup at its memory.max: its freed chunks are charged to it
- * while they wait, but in no pool its reclaim or its allocations reach.
+ * For a caller that @npages more would take past memory.max (its
+ * cgroup's or an ancestor's): the chunks waiting here that are charged to
+ * that cgroup or below it are charged, but in no pool its reclaim or its
+ * allocations reach.  They go back to the buddy allocator now, with their
+ * charge, in the caller's context: the worker runs in SCHED_IDLE and may
+ * not run at all while the CPUs are busy, so waiting for it (as ion did
+ * before) could stall the allocation for as long.  The other chunks keep
+ * their place, oldest first; the walk is without the lock, which frees
+ * keep taking meanwhile (the worker and the shrinker find the chunks
+ * walked out of reach, counted in deferred_pages all the same).
  *
- * Context: Process context; sleeps until the worker is done.
+ * Context: Process context; may sleep.
+ * Return: the pages given back.
  */
-void ion_pool_zero_flush(struct ion_pool_zero *zero)
+unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
+					    unsigned long npages)
 {
-	kthread_mod_delayed_work(zero->worker, &zero->work, 0);
-	kthread_flush_work(&zero->work.work);
+	struct list_head waiting[2], limited[2];
+	unsigned long freed = 0;
+	struct page *page, *tmp;
+	bool left = false;
+	int c;
+
+	ion_pool_unpack(zero);
+	spin_lock(&zero->deferred_lock);
+	for (c = 0; c < 2; c++) {
+		INIT_LIST_HEAD(&waiting[c]);
+		INIT_LIST_HEAD(&limited[c]);
+		list_splice_init(&zero->deferred[c], &waiting[c]);
+	}
+	spin_unlock(&zero->deferred_lock);
+	for (c = 0; c < 2; c++)
+		ion_memcg_split_limited(&waiting[c], npages, &limited[c]);
+	spin_lock(&zero->deferred_lock);
+	for (c = 0; c < 2; c++) {
+		left |= !list_empty(&waiting[c]);
+		list_splice(&waiting[c], &zero->deferred[c]);
+	}
+	spin_unlock(&zero->deferred_lock);
+	if (left)
+		ion_pool_zero_kick(zero);
+	for (c = 0; c < 2; c++) {
+		list_for_each_entry_safe(page, tmp, &limited[c], lru) {
+			unsigned int order = page_private(page);
+
+			list_del(&page->lru);
+			set_page_private(page, 0);
+			ion_page_chunk_release_or_leak(page, order, c,
+						       zero->name);
+			atomic_long_sub(1L << order, &zero->deferred_pages);
+			freed += 1UL << order;
+		}
+	}
+	return freed;
 }
 
 /**

@@ -42,7 +42,8 @@ void ion_pool_zero_queue(struct ion_pool_zero *zero, struct list_head *chunks,
 			 bool cached);
 void ion_pool_zero_queue_table(struct ion_pool_zero *zero,
 			       struct sg_table *sgt, bool cached);
-void ion_pool_zero_flush(struct ion_pool_zero *zero);
+unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
+					    unsigned long npages);
 void ion_pool_zero_check_cap(struct ion_pool_zero *zero, unsigned long cap);
 
 #endif /* _ION_POOL_ZERO_H */

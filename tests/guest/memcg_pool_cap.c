@@ -57,18 +57,6 @@
 /* pool_displace_ms in oldest_case() */
 #define OLD_MS		3000
 
-static int cg_setup(void)
-{
-	rmdir(CG_A);
-	rmdir(CG_B);
-	rmdir(CG_TOP);
-	if (it_cg_memory() || mkdir(CG_TOP, 0755) ||
-	    ht_write_str(CG_TOP "/cgroup.subtree_control", "+memory", 0) ||
-	    mkdir(CG_A, 0755) || mkdir(CG_B, 0755))
-		return -EIO;
-	return 0;
-}
-
 static long long cur(const char *cg)
 {
 	return it_cg_num(cg, "memory.current", NULL);
@@ -424,15 +412,13 @@ static void many_case(struct it_worker *x, struct it_worker *y,
 	it_worker_free(y, IT_WORKER_FREE_ALL);
 }
 
-/* Every exit after cg_setup() leaves the module and cgroups as found. */
+/* Every exit after it_cg_pair() leaves the module and cgroups as found. */
 static void cleanup(struct it_param *old, struct it_param *age)
 {
 	it_param_restore(old);
 	it_param_restore(age);
 	ht_drop_pools();
-	rmdir(CG_A);
-	rmdir(CG_B);
-	rmdir(CG_TOP);
+	it_cg_pair_remove(CG_TOP, CG_A, CG_B);
 }
 
 int main(void)
@@ -451,7 +437,7 @@ int main(void)
 			 "kernel before 6.8: charged chunks are not pooled");
 		return tap_exit();
 	}
-	if (cg_setup()) {
+	if (it_cg_pair(CG_TOP, CG_A, CG_B)) {
 		tap_skip("displacement at the pool cap",
 			 "no cgroup2 memory controller");
 		cleanup(&old, &age);

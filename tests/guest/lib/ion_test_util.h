@@ -201,11 +201,16 @@ long long it_cg_num(const char *cg, const char *file, const char *key);
  * const char *; the shape of an it_worker setup); 0 or -errno.
  * it_memcg_pools_kernel(): whether the kernel has per-memcg pools
  * (list_lru items filed under a chosen cgroup, 6.8 and later; before,
- * ion never pools a charged chunk).
+ * ion never pools a charged chunk).  it_cg_pair(): the cgroup @top with
+ * the memory controller enabled for its two children @a and @b (paths;
+ * left over ones removed first); 0 or -EIO.  it_cg_pair_remove(): remove
+ * them.
  */
 #define IT_CG_ROOT	"/sys/fs/cgroup"
 int it_cg_memory(void);
 int it_cg_join(void *cg);
+int it_cg_pair(const char *top, const char *a, const char *b);
+void it_cg_pair_remove(const char *top, const char *a, const char *b);
 int it_memcg_pools_kernel(void);
 
 /* ------------------------------------------------------------------ */

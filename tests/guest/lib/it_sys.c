@@ -271,6 +271,26 @@ int it_cg_memory(void)
 			    0);
 }
 
+void it_cg_pair_remove(const char *top, const char *a, const char *b)
+{
+	rmdir(a);
+	rmdir(b);
+	rmdir(top);
+}
+
+int it_cg_pair(const char *top, const char *a, const char *b)
+{
+	char path[PATH_MAX];
+
+	it_cg_pair_remove(top, a, b);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", top);
+	if (it_cg_memory() || mkdir(top, 0755) ||
+	    ht_write_str(path, "+memory", 0) || mkdir(a, 0755) ||
+	    mkdir(b, 0755))
+		return -EIO;
+	return 0;
+}
+
 int it_memcg_pools_kernel(void)
 {
 	struct utsname u;

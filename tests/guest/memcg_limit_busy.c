@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memcg_limit_busy: a cgroup at its memory.max does not wait for the
+ * zeroing worker (kernel/heaps/ion_memcg.c, DOC: memory cgroups).  Its
+ * freed chunks are charged to it while they wait for the worker, out of
+ * reach of its reclaim; the worker runs in SCHED_IDLE, so while a CPU-bound
+ * task shares its CPU it hardly runs at all.
+ *
+ * The pool worker (thread ion_system_pool) is pinned to the last CPU with
+ * a nice -20 spinner beside it, which leaves it about 3/88761 of that CPU.
+ * Cgroup a (memory.max 32M) holds 28 MiB of 1 MiB buffers, cgroup b 8 MiB;
+ * both free them once the spinner runs, and most wait for the worker.
+ * Then a allocates 28 MiB again, from the first CPU:
+ *
+ * - it gets them, while the spinner still runs (before, it waited for
+ *   the worker, i.e. until the spinner stopped; without either, its
+ *   reclaim could not reach the waiting chunks and it failed with ENOMEM);
+ * - pool_limit_freed_bytes grew by what a gave back, and
+ *   deferred_free_bytes fell by as much: a's waiting chunks went back to
+ *   the page allocator, with their charge;
+ * - b's memory.current is unchanged (only the cgroup at its limit gives
+ *   back);
+ * - a's memory.current stays within its memory.max.
+ *
+ * SKIP with one CPU, before 6.8 (no per-memcg pools: charged chunks are
+ * never deferred) or without cgroup2's memory controller.
+ */
+#include <dirent.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "heap_util.h"
+
+#define CG_TOP		IT_CG_ROOT "/ion-limit-busy"
+#define CG_A		CG_TOP "/a"
+#define CG_B		CG_TOP "/b"
+#define WORKER_COMM	"ion_system_pool"
+/* How long the spinner spins, at most: well below the lockup detectors. */
+#define SPIN_S		8
+#define MIB_LL		(1024LL * 1024)
+/* a's buffers, twice: more than its memory.max (32M) holds at once. */
+#define A_MB		28
+#define B_MB		8
+
+/* The pid of the kernel thread named @comm, or -1. */
+static pid_t find_thread(const char *comm)
+{
+	char path[300], name[32];
+	struct dirent *d;
+	pid_t pid = -1;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	while (dir && pid < 0 && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) &&
+		    !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			pid = atoi(d->d_name);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void unpin(pid_t pid)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < get_nprocs_conf(); cpu++)
+		CPU_SET(cpu, &set);
+	sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* A nice -20 busy loop on @cpu for SPIN_S seconds (it ends by itself). */
+static pid_t spinner(int cpu)
+{
+	volatile unsigned long n = 0;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (pin(0, cpu) || setpriority(PRIO_PROCESS, 0, -20))
+		_exit(2);
+	alarm(SPIN_S);
+	for (;;)
+		n++;
+}
+
+static int still_running(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+static void test_busy(struct it_worker *a, struct it_worker *b, int cpu)
+{
+	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
+	pid_t kworker = find_thread(WORKER_COMM), spin;
+	long long given, fell, b0, d0, g0, d1, g1;
+	struct it_reply r;
+	int running;
+
+	if (!tap_ok(kworker > 0 && !pin(kworker, cpu),
+		    "the pool worker pinned to CPU %d", cpu))
+		return;
+	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
+	tap_ok(r.done == A_MB, "a: %d MiB of buffers", A_MB);
+	r = it_worker_alloc(b, B_MB, MIB_LL, sys, ION_FLAG_CACHED);
+	tap_ok(r.done == B_MB, "b: %d MiB of buffers", B_MB);
+	spin = spinner(cpu);
+	usleep(300000);		/* the spinner has the CPU */
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	it_worker_free(b, IT_WORKER_FREE_ALL);
+	usleep(50000);		/* past the worker's delay: it is queued */
+	d0 = ht_system_num("deferred_free_bytes");
+	g0 = ht_system_num("pool_limit_freed_bytes");
+	b0 = it_cg_num(CG_B, "memory.current", NULL);
+	tap_diag("waiting for the worker: %lld KiB; pooled for a: %lld KiB",
+		 d0 >> 10, ht_system_num("pool_charged_bytes") >> 10);
+
+	/* More than a's memory.max leaves room for unless it gives back. */
+	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
+	running = still_running(spin);
+	d1 = ht_system_num("deferred_free_bytes");
+	g1 = ht_system_num("pool_limit_freed_bytes");
+	if (!tap_ok(r.done == A_MB && !r.err,
+		    "a at its memory.max: %d MiB more", A_MB))
+		tap_diag("%d of %d (%s)", r.done, A_MB, strerror(r.err));
+	tap_ok(running,
+	       "and without waiting for the worker (the spinner still ran)");
+	given = g1 - g0;
+	fell = d0 - d1;
+	tap_diag("pool_limit_freed_bytes +%lld KiB, deferred_free_bytes -%lld KiB",
+		 given >> 10, fell >> 10);
+	tap_ok(given >= MIB_LL && given <= A_MB * MIB_LL,
+	       "a gave back chunks that waited for the worker");
+	tap_ok(fell >= given && fell <= given + MIB_LL,
+	       "deferred_free_bytes fell by as much");
+	tap_ok(it_cg_num(CG_B, "memory.current", NULL) >= b0 - MIB_LL &&
+	       b0 >= B_MB * MIB_LL,
+	       "b's chunks are still charged to b (only the cgroup at its limit gives back)");
+	tap_ok(it_cg_num(CG_A, "memory.current", NULL) <= 32 * MIB_LL,
+	       "a's memory.current within its memory.max");
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+
+	kill(spin, SIGKILL);
+	waitpid(spin, NULL, 0);
+	unpin(kworker);
+	tap_ok(!ht_wait_deferred(), "the worker zeroes the rest once it runs");
+}
+
+int main(void)
+{
+	struct it_worker a, b;
+	struct it_heaps hs;
+	int ion = it_setup(&hs), cpu = get_nprocs() - 1;
+
+	if (cpu < 1 || !it_memcg_pools_kernel()) {
+		tap_skip("memcg_limit_busy",
+			 cpu < 1 ? "one CPU" : "kernel before 6.8: charged chunks are not pooled");
+		return tap_exit();
+	}
+	if (it_cg_pair(CG_TOP, CG_A, CG_B) ||
+	    ht_write_str(CG_A "/memory.max", "32M", 0)) {
+		tap_ok(0, "cgroup2 with the memory controller");
+		return tap_exit();
+	}
+	if (pin(0, 0) || ht_drop_pools() ||
+	    it_worker_start(&a, it_cg_join, CG_A) ||
+	    it_worker_start(&b, it_cg_join, CG_B)) {
+		tap_ok(0, "tasks in cgroups a and b, on CPU 0");
+		return tap_exit();
+	}
+	it_worker_rounds(&a, 0, ION_HEAP_SYSTEM_MASK);	/* joined by now */
+	it_worker_rounds(&b, 0, ION_HEAP_SYSTEM_MASK);
+	test_busy(&a, &b, cpu);
+	it_worker_stop(&a);
+	it_worker_stop(&b);
+	it_cg_pair_remove(CG_TOP, CG_A, CG_B);
+	close(ion);
+	return tap_exit();
+}
