@@ -4,6 +4,7 @@
  * per-memcg lists of the pools' charged chunks are in ion_memcg_lru.c.
  * Nearly a leaf (see ion_memcg.h).
  */
+#include <linux/cgroup.h>
 #include <linux/list.h>
 #include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
@@ -58,8 +59,10 @@
  * charged allocation that finds no chunk of its cgroup pooled while its
  * cgroup or an ancestor is at memory.max gives that cgroup's waiting
  * chunks (and those of the cgroups below it) back to the buddy allocator
- * itself, with their charge (ion_pool_zero_release_limited(), counted in
- * pool_limit_freed_bytes), rather than wait for the worker.
+ * itself, uncharging them (an uncached one goes back to its block, on
+ * x86, whose charge goes with its last chunk), rather than wait for the
+ * worker (ion_pool_zero_release_limited(), counted in
+ * pool_limit_freed_bytes).
  *
  * When a cgroup is removed, the kernel moves its charges to its parent
  * (the chunks' obj_cgroup then names the parent, so folio_memcg() returns
@@ -207,33 +210,57 @@ bool ion_memcg_caller_at_limit(unsigned long npages)
 }
 
 /**
- * ion_memcg_split_limited() - the chunks of a cgroup at its memory.max
- * @chunks:  chunks linked by page->lru
- * @npages:  the pages the caller is about to charge
- * @limited: where those of @chunks charged to the cgroup that @npages more
- *	     would take past its memory.max (the caller's or an ancestor,
- *	     ion_memcg_caller_at_limit()), or to a cgroup below it, go
+ * ion_memcg_limiting_id() - which cgroup would @npages more take past
+ *			     memory.max?
+ * @npages: the pages the caller is about to charge
  *
  * Context: Process context.
- * Return: true when there is such a cgroup (even if no chunk is its).
+ * Return: the cgroup_id() of the caller's cgroup or ancestor that
+ * ion_memcg_caller_at_limit() finds, or 0 when none.
  */
-bool ion_memcg_split_limited(struct list_head *chunks, unsigned long npages,
-			     struct list_head *limited)
+u64 ion_memcg_limiting_id(unsigned long npages)
+{
+	struct mem_cgroup *memcg;
+	u64 id = 0;
+
+	rcu_read_lock();
+	memcg = ion_memcg_limiting(npages);
+	if (memcg)
+		id = cgroup_id(memcg->css.cgroup);
+	rcu_read_unlock();
+	return id;
+}
+
+/**
+ * ion_memcg_split_limited() - the chunks of a cgroup at its memory.max
+ * @chunks:  @n lists of chunks linked by page->lru
+ * @limited: @n lists: where those of @chunks[i] charged to the cgroup
+ *	     that @npages more would take past its memory.max (the caller's
+ *	     or an ancestor, ion_memcg_caller_at_limit()), or to a cgroup
+ *	     below it, go
+ * @n:	     how many lists
+ * @npages:  the pages the caller is about to charge
+ *
+ * Context: Process context.
+ */
+void ion_memcg_split_limited(struct list_head *chunks,
+			     struct list_head *limited, unsigned int n,
+			     unsigned long npages)
 {
 	struct mem_cgroup *limiting, *memcg;
 	struct page *page, *tmp;
+	unsigned int i;
 
 	rcu_read_lock();
 	limiting = ion_memcg_limiting(npages);
-	list_for_each_entry_safe(page, tmp, chunks, lru) {
-		if (!limiting)
-			break;
-		memcg = ion_memcg_of_chunk(page);
-		if (memcg && mem_cgroup_is_descendant(memcg, limiting))
-			list_move_tail(&page->lru, limited);
+	for (i = 0; limiting && i < n; i++) {
+		list_for_each_entry_safe(page, tmp, &chunks[i], lru) {
+			memcg = ion_memcg_of_chunk(page);
+			if (memcg && mem_cgroup_is_descendant(memcg, limiting))
+				list_move_tail(&page->lru, &limited[i]);
+		}
 	}
 	rcu_read_unlock();
-	return limiting;
 }
 
 /**

@@ -62,8 +62,10 @@ static inline struct mem_cgroup *ion_memcg_of_chunk(struct page *page)
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
 bool ion_memcg_caller_at_limit(unsigned long npages);
-bool ion_memcg_split_limited(struct list_head *chunks, unsigned long npages,
-			     struct list_head *limited);
+u64 ion_memcg_limiting_id(unsigned long npages);
+void ion_memcg_split_limited(struct list_head *chunks,
+			     struct list_head *limited, unsigned int n,
+			     unsigned long npages);
 int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
 bool ion_memcg_caller_owns(struct page *page);
 bool ion_memcg_chunk_reusable(struct page *page);
@@ -132,11 +134,15 @@ static inline bool ion_memcg_caller_at_limit(unsigned long npages)
 	return false;
 }
 
-static inline bool ion_memcg_split_limited(struct list_head *chunks,
-					   unsigned long npages,
-					   struct list_head *limited)
+static inline u64 ion_memcg_limiting_id(unsigned long npages)
 {
-	return false;
+	return 0;
+}
+
+static inline void ion_memcg_split_limited(struct list_head *chunks,
+					   struct list_head *limited,
+					   unsigned int n, unsigned long npages)
+{
 }
 
 static inline int ion_memcg_note_refusal(const char *heap, u64 size, int ret)

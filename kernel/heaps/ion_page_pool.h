@@ -12,7 +12,8 @@
  *			chunks)
  *   ion_pool_zero.c	the deferred chunks and the worker that zeroes them
  *			(ion_pool_zero_reclaim.c: what the shrinker takes
- *			back of them)
+ *			back of them; ion_pool_zero_limit.c: what a memory
+ *			cgroup at its memory.max takes back)
  *   ion_pool_shrink.c	the pools' shrinker, creation and destruction:
  *			what frees pooled chunks
  *   ion_page_pool.c	(here) the pools' lists of clean chunks and their

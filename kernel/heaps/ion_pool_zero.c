@@ -2,8 +2,8 @@
 /*
  * ion heaps: the deferred zeroing of freed chunks - the chunks waiting for
  * it and the worker thread that zeroes them into the pools.  Calls only
- * down, into ion_page_pool.c and the leaves ion_cache.c and ion_memcg.c;
- * see ion_page_pool.h for the layers.
+ * down, into ion_page_pool.c and ion_cache.c; see ion_page_pool.h for
+ * the layers.
  */
 
 /**
@@ -75,7 +75,6 @@
 #include <uapi/linux/sched/types.h>
 
 #include "ion_cache.h"
-#include "ion_memcg.h"
 #include "ion_page_pool.h"
 #include "ion_pool_zero.h"
 #include "ion_pool_zero_priv.h"
@@ -186,6 +185,53 @@ struct page *ion_pool_next_deferred(struct ion_pool_zero *zero, bool *cached,
 	return page;
 }
 
+/**
+ * ion_pool_requeue() - put a chunk back at the head of its waiting list
+ * @zero:   the heap's deferred chunks
+ * @page:   a chunk taken off by ion_pool_next_deferred() or a walk, still
+ *	    counted in deferred_pages, that could not be given back
+ * @order:  its order
+ * @cached: its cache mode
+ *
+ * Context: any; takes a spinlock.
+ */
+void ion_pool_requeue(struct ion_pool_zero *zero, struct page *page,
+		      unsigned int order, bool cached)
+{
+	set_page_private(page, order);
+	spin_lock(&zero->deferred_lock);
+	list_add(&page->lru, &zero->deferred[cached]);
+	WRITE_ONCE(zero->queued, zero->queued + 1);
+	spin_unlock(&zero->deferred_lock);
+}
+
+/**
+ * ion_pool_give_back() - give a waiting chunk back to the buddy allocator
+ * @zero:   the heap's deferred chunks
+ * @page:   a chunk taken off the waiting lists, its order in page_private
+ * @cached: its cache mode
+ *
+ * Unzeroed, as any freed page goes back (an uncached one restored to
+ * write-back first, or to its block on x86).  One that cannot return to
+ * write-back waits again (ion_pool_requeue()).
+ *
+ * Context: Process context when !@cached (restoring write-back sleeps).
+ * Return: the pages given back, 0 when it waits again.
+ */
+unsigned long ion_pool_give_back(struct ion_pool_zero *zero,
+				 struct page *page, bool cached)
+{
+	unsigned int order = page_private(page);
+
+	set_page_private(page, 0);
+	if (!ion_page_chunk_release(page, order, cached)) {
+		ion_pool_requeue(zero, page, order, cached);
+		return 0;
+	}
+	atomic_long_sub(1L << order, &zero->deferred_pages);
+	return 1UL << order;
+}
+
 static void ion_pool_zero_cached(struct page *page, unsigned int order)
 {
 	unsigned long i;
@@ -294,7 +340,7 @@ bool ion_pool_zero_reserve(struct ion_pool_zero *zero, unsigned long npages,
  * Start the worker within ION_POOL_DELAY_MS, once per burst of frees: a
  * free while the timer is pending arms nothing (see DOC).
  */
-static void ion_pool_zero_kick(struct ion_pool_zero *zero)
+void ion_pool_zero_kick(struct ion_pool_zero *zero)
 {
 	if (!timer_pending(&zero->work.timer))
 		kthread_queue_delayed_work(zero->worker, &zero->work,
@@ -315,6 +361,7 @@ void ion_pool_zero_queue(struct ion_pool_zero *zero, struct list_head *chunks,
 {
 	spin_lock(&zero->deferred_lock);
 	list_splice_tail_init(chunks, &zero->deferred[cached]);
+	WRITE_ONCE(zero->queued, zero->queued + 1);
 	spin_unlock(&zero->deferred_lock);
 	ion_pool_zero_kick(zero);
 }
@@ -339,6 +386,7 @@ void ion_pool_zero_queue_table(struct ion_pool_zero *zero,
 
 	t->cached = cached;
 	llist_add(&t->node, &zero->freed);
+	WRITE_ONCE(zero->queued, zero->queued + 1);	/* racy: see @queued */
 	ion_pool_zero_kick(zero);
 }
 
@@ -355,67 +403,6 @@ void ion_pool_zero_check_cap(struct ion_pool_zero *zero, unsigned long cap)
 {
 	if (ion_page_pools_pages(zero->pools) > cap)
 		kthread_mod_delayed_work(zero->worker, &zero->work, 0);
-}
-
-/**
- * ion_pool_zero_release_limited() - give back a limited cgroup's waiting chunks
- * @zero:   the heap's deferred chunks
- * @npages: the pages the caller is about to charge
- *
- * For a caller that @npages more would take past memory.max (its
- * cgroup's or an ancestor's): the chunks waiting here that are charged to
- * that cgroup or below it are charged, but in no pool its reclaim or its
- * allocations reach.  They go back to the buddy allocator now, with their
- * charge, in the caller's context: the worker runs in SCHED_IDLE and may
- * not run at all while the CPUs are busy, so waiting for it (as ion did
- * before) could stall the allocation for as long.  The other chunks keep
- * their place, oldest first; the walk is without the lock, which frees
- * keep taking meanwhile (the worker and the shrinker find the chunks
- * walked out of reach, counted in deferred_pages all the same).
- *
- * Context: Process context; may sleep.
- * Return: the pages given back.
- */
-unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
-					    unsigned long npages)
-{
-	struct list_head waiting[2], limited[2];
-	unsigned long freed = 0;
-	struct page *page, *tmp;
-	bool left = false;
-	int c;
-
-	ion_pool_unpack(zero);
-	spin_lock(&zero->deferred_lock);
-	for (c = 0; c < 2; c++) {
-		INIT_LIST_HEAD(&waiting[c]);
-		INIT_LIST_HEAD(&limited[c]);
-		list_splice_init(&zero->deferred[c], &waiting[c]);
-	}
-	spin_unlock(&zero->deferred_lock);
-	for (c = 0; c < 2; c++)
-		ion_memcg_split_limited(&waiting[c], npages, &limited[c]);
-	spin_lock(&zero->deferred_lock);
-	for (c = 0; c < 2; c++) {
-		left |= !list_empty(&waiting[c]);
-		list_splice(&waiting[c], &zero->deferred[c]);
-	}
-	spin_unlock(&zero->deferred_lock);
-	if (left)
-		ion_pool_zero_kick(zero);
-	for (c = 0; c < 2; c++) {
-		list_for_each_entry_safe(page, tmp, &limited[c], lru) {
-			unsigned int order = page_private(page);
-
-			list_del(&page->lru);
-			set_page_private(page, 0);
-			ion_page_chunk_release_or_leak(page, order, c,
-						       zero->name);
-			atomic_long_sub(1L << order, &zero->deferred_pages);
-			freed += 1UL << order;
-		}
-	}
-	return freed;
 }
 
 /**
@@ -446,6 +433,7 @@ struct ion_pool_zero *ion_pool_zero_create(struct ion_page_pools *pools,
 	zero->pools = pools;
 	init_llist_head(&zero->freed);
 	spin_lock_init(&zero->deferred_lock);
+	mutex_init(&zero->limit_mutex);
 	INIT_LIST_HEAD(&zero->deferred[0]);
 	INIT_LIST_HEAD(&zero->deferred[1]);
 	kthread_init_delayed_work(&zero->work, ion_pool_zero_work);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ion heaps: the insides of the deferred zeroing, shared by the worker
- * (ion_pool_zero.c) and what the pools' shrinker takes back of the chunks
- * waiting for it (ion_pool_zero_reclaim.c).  Nothing else includes it.
+ * (ion_pool_zero.c), what the pools' shrinker takes back of the chunks
+ * waiting for it (ion_pool_zero_reclaim.c) and what a memory cgroup at its
+ * limit takes back (ion_pool_zero_limit.c).  Nothing else includes it.
  */
 #ifndef _ION_POOL_ZERO_PRIV_H
 #define _ION_POOL_ZERO_PRIV_H
@@ -11,6 +12,7 @@
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -32,6 +34,15 @@
  * @work:	    the zeroing work, ion_pool_zero_work(); queued with a
  *		    short delay so that a burst of frees wakes it once
  * @zero_pages:	    page array for vmapping one chunk, used by @work only
+ * @queued:	    changes whenever chunks are queued or put back on
+ *		    @deferred (a change counter: a lost increment of two
+ *		    racing frees still changes it)
+ * @limit_mutex:    serializes ion_pool_zero_release_limited(), which takes
+ *		    every chunk off @deferred for its walk; protects
+ *		    @limit_id and @limit_seq
+ * @limit_id:	    the cgroup (its cgroup_id()) of the last such walk
+ * @limit_seq:	    @queued when it began: while @queued still reads it, no
+ *		    chunk of that cgroup waits
  *
  * Lives from ion_pool_zero_create() to ion_pool_zero_destroy(), within
  * the life of @pools.
@@ -46,6 +57,10 @@ struct ion_pool_zero {
 	struct kthread_worker *worker;
 	struct kthread_delayed_work work;
 	struct page **zero_pages;
+	unsigned long queued;
+	struct mutex limit_mutex;	/* see above */
+	u64 limit_id;
+	unsigned long limit_seq;
 };
 
 /**
@@ -63,6 +78,11 @@ struct ion_pool_table {
 extern const struct ion_page_pools_reclaim ion_pool_zero_reclaim;
 
 void ion_pool_unpack(struct ion_pool_zero *zero);
+void ion_pool_zero_kick(struct ion_pool_zero *zero);
+void ion_pool_requeue(struct ion_pool_zero *zero, struct page *page,
+		      unsigned int order, bool cached);
+unsigned long ion_pool_give_back(struct ion_pool_zero *zero,
+				 struct page *page, bool cached);
 struct page *ion_pool_next_deferred(struct ion_pool_zero *zero, bool *cached,
 				    bool uncached_too);
 

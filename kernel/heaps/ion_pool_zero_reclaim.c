@@ -32,8 +32,7 @@ static unsigned long ion_pool_zero_scan(void *data, unsigned long nr,
 					bool may_block)
 {
 	struct ion_pool_zero *zero = data;
-	unsigned long freed = 0;
-	unsigned int order;
+	unsigned long freed = 0, n;
 	struct page *page;
 	bool cached;
 
@@ -42,17 +41,10 @@ static unsigned long ion_pool_zero_scan(void *data, unsigned long nr,
 		page = ion_pool_next_deferred(zero, &cached, may_block);
 		if (!page)
 			break;
-		order = page_private(page);
-		set_page_private(page, 0);
-		if (!ion_page_chunk_release(page, order, cached)) {
-			set_page_private(page, order);
-			spin_lock(&zero->deferred_lock);
-			list_add(&page->lru, &zero->deferred[cached]);
-			spin_unlock(&zero->deferred_lock);
+		n = ion_pool_give_back(zero, page, cached);
+		if (!n)
 			break;
-		}
-		atomic_long_sub(1L << order, &zero->deferred_pages);
-		freed += 1UL << order;
+		freed += n;
 	}
 	return freed;
 }
