@@ -14,6 +14,7 @@
 int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 			    phys_addr_t *size);
 void ion_carveout_memmap_unmap(void);
+void ion_carveout_memmap_abandon(void);
 #else
 static inline int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 					  phys_addr_t *size)
@@ -24,6 +25,10 @@ static inline int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 }
 
 static inline void ion_carveout_memmap_unmap(void)
+{
+}
+
+static inline void ion_carveout_memmap_abandon(void)
 {
 }
 #endif

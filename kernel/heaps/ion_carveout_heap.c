@@ -249,8 +249,9 @@ static void ion_carveout_debug_show(struct ion_heap *heap, struct seq_file *s)
 	seq_printf(s, "free: %zu\n", avail);
 	seq_printf(s, "largest_free: %zu\n", st.largest);
 	seq_printf(s, "free_extents: %lu\n", st.extents);
+	/* Frees between the two reads can make largest exceed avail. */
 	seq_printf(s, "fragmentation_pct: %zu\n",
-		   avail ? 100 - st.largest * 100 / avail : 0);
+		   avail ? 100 - min(st.largest, avail) * 100 / avail : 0);
 	if (co->wc)
 		ion_cache_region_debug_show(co->wc, s);
 }
@@ -390,6 +391,7 @@ void ion_carveout_heap_exit(void)
 		pr_warn("ion: %s: %zu bytes leaked write-combined, keeping the pool\n",
 			co->heap.name,
 			gen_pool_size(co->pool) - gen_pool_avail(co->pool));
+		ion_carveout_memmap_abandon();
 	}
 	kfree(co);
 	ion_carveout = NULL;

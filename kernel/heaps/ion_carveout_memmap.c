@@ -49,12 +49,18 @@
 #include <linux/mm.h>
 #include <linux/numa.h>
 #include <linux/printk.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "ion_carveout.h"
 
-/* The range given pages; type 0 (unused) while none is. */
-static struct dev_pagemap ion_carveout_pgmap;
+/*
+ * The range given pages, or NULL.  Allocated, not static: when the heap
+ * must leave its range mapped at unload (ion_carveout_memmap_abandon()),
+ * the kernel keeps pointing at it (each page's pgmap) after ion.ko's own
+ * memory is gone.
+ */
+static struct dev_pagemap *ion_carveout_pgmap;
 
 /* "SIZE@START", as memparse() reads sizes: 64M@0x70000000. */
 static int ion_carveout_memmap_parse(const char *spec, phys_addr_t *base,
@@ -90,7 +96,7 @@ static int ion_carveout_memmap_parse(const char *spec, phys_addr_t *base,
 int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 			    phys_addr_t *size)
 {
-	struct dev_pagemap *pgmap = &ion_carveout_pgmap;
+	struct dev_pagemap *pgmap;
 	void *addr;
 	int ret;
 
@@ -106,7 +112,9 @@ int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 			spec, spec, base);
 		return -EBUSY;
 	}
-	memset(pgmap, 0, sizeof(*pgmap));
+	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
+	if (!pgmap)
+		return -ENOMEM;
 	pgmap->type = MEMORY_DEVICE_GENERIC;
 	pgmap->range.start = *base;
 	pgmap->range.end = *base + *size - 1;
@@ -116,10 +124,11 @@ int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 		ret = PTR_ERR(addr);
 		pr_warn("ion: carveout_memmap=%s: memremap_pages: %d\n", spec,
 			ret);
-		memset(pgmap, 0, sizeof(*pgmap));
+		kfree(pgmap);
 		return ret;
 	}
 	arch_io_free_memtype_wc(*base, *size);
+	ion_carveout_pgmap = pgmap;
 	return 0;
 }
 
@@ -131,15 +140,30 @@ int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
  */
 void ion_carveout_memmap_unmap(void)
 {
-	struct dev_pagemap *pgmap = &ion_carveout_pgmap;
-	resource_size_t size = range_len(&pgmap->range);
+	struct dev_pagemap *pgmap = ion_carveout_pgmap;
 
-	if (!pgmap->nr_range)
+	if (!pgmap)
 		return;
 	/* The entry memunmap_pages() frees (see the DOC above). */
-	if (arch_io_reserve_memtype_wc(pgmap->range.start, size))
+	if (arch_io_reserve_memtype_wc(pgmap->range.start,
+				       range_len(&pgmap->range)))
 		pr_warn("ion: carveout_memmap: memtype of %pa not restored\n",
 			&pgmap->range.start);
 	memunmap_pages(pgmap);
-	memset(pgmap, 0, sizeof(*pgmap));
+	kfree(pgmap);
+	ion_carveout_pgmap = NULL;
+}
+
+/**
+ * ion_carveout_memmap_abandon() - leave the range mapped, for good
+ *
+ * For an unload that must keep some of the range allocated (left
+ * write-combined): its pages keep their pgmap, which is left allocated,
+ * leaked with the range.
+ *
+ * Context: Process context (module exit).
+ */
+void ion_carveout_memmap_abandon(void)
+{
+	ion_carveout_pgmap = NULL;
 }
