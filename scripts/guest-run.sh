@@ -243,6 +243,12 @@ check | rig | soak) check "$mode" ;;
 demo)
 	boot demo "${RIG_IOMMU:-0}" demo
 	cp "$BUILD/guest-demo.console" "$BUILD/guest.log"
+	# demo.sh's last step says whether every check held.
+	grep -q 'Done: every step passed its checks' "$BUILD/guest.log" || {
+		echo "demo: a step failed or the guest did not finish" \
+			"(log: $BUILD/guest.log)" >&2
+		exit 1
+	}
 	;;
 shell) boot shell "${RIG_IOMMU:-0}" shell ;;
 bench) boot bench "${RIG_IOMMU:-0}" bench ;;

@@ -16,7 +16,7 @@ vivid_cap() {
 
 step "Loading ion.ko into the guest kernel"
 modprobe ion && grep '^ion ' /proc/modules
-step "/dev/ion is a misc device anyone may open"
+step "/dev/ion is a misc device, root only (0600) until a udev rule grants a group"
 ls -l /dev/ion
 step "debugfs: /sys/kernel/debug/ion"
 find /sys/kernel/debug/ion | sort
@@ -68,7 +68,11 @@ else
 fi
 
 step "Unloading ion.ko: nothing holds it any more"
-rmmod ion && echo "ion.ko unloaded cleanly"
+if rmmod ion; then
+	echo "ion.ko unloaded cleanly"
+else
+	failed=1
+fi
 if [ $failed = 0 ]; then
 	step "Done: every step passed its checks"
 else
