@@ -20,8 +20,8 @@
  *
  * The device keeps its heaps sorted by heap id, highest first, whatever
  * order they register in.  That one order serves everything: a mask with
- * several heaps is tried in it (dma 4, carveout 2, system_contig 1,
- * system 0 - the 4.12+ rule, and the article's "in the order added" when
+ * several heaps is tried in it (dma 4, auto 3, carveout 2, system_contig
+ * 1, system 0 - the 4.12+ rule, and the article's "in the order added" when
  * heaps register highest id first), ION_IOC_HEAP_QUERY lists heaps in it,
  * and ION_IOC_CUSTOM offers a command to the heaps in it.
  */
