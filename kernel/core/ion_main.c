@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion: module init and exit - the device, debugfs, the dma-heap node
- * class, the built-in heaps, the OOM notifier, then /dev/ion; and the way
+ * ion: module init and exit - the device, debugfs, the OOM notifier, the
+ * dma-heap node class, the built-in heaps, then /dev/ion; and the way
  * back.
  */
 #include <linux/init.h>
@@ -21,26 +21,30 @@ static int __init ion_init(void)
 		return ret;
 	ion_debugfs_init(dev);
 	ion_fail_debugfs_init(dev);
-	ret = ion_heap_nodes_init();
+	ret = ion_oom_init();
 	if (ret)
 		goto err_debugfs;
+	ret = ion_heap_nodes_init();
+	if (ret)
+		goto err_oom;
+	/*
+	 * The heaps create their /dev/dma_heap nodes, which anyone allowed
+	 * may open at once: only /dev/ion's registration can fail after.
+	 */
 	ret = ion_heaps_init();
 	if (ret)
 		goto err_heap_nodes;
-	ret = ion_oom_init();
-	if (ret)
-		goto err_heaps;
 	ret = misc_register(&dev->misc);
 	if (ret)
-		goto err_oom;
+		goto err_heaps;
 	return 0;
 
-err_oom:
-	ion_oom_exit();
 err_heaps:
 	ion_heaps_exit();
 err_heap_nodes:
 	ion_heap_nodes_exit();
+err_oom:
+	ion_oom_exit();
 err_debugfs:
 	ion_debugfs_exit(dev);
 	ion_device_destroy(dev);
@@ -52,9 +56,9 @@ static void __exit ion_exit(void)
 	struct ion_device *dev = &ion_dev;
 
 	misc_deregister(&dev->misc);
-	ion_oom_exit();
 	ion_heaps_exit();
 	ion_heap_nodes_exit();
+	ion_oom_exit();
 	ion_debugfs_exit(dev);
 	ion_device_destroy(dev);
 }
