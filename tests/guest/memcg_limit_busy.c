@@ -40,7 +40,7 @@
 #define CG_B		CG_TOP "/b"
 #define WORKER_COMM	"ion_system_pool"
 /* How long the spinner spins: the longest an allocation could wait. */
-#define SPIN_S		8
+#define SPIN_S		20
 #define MIB_LL		(1024LL * 1024)
 /* a's buffers, twice: more than its memory.max (32M) holds at once. */
 #define A_MB		28
@@ -107,7 +107,7 @@ static void test_busy(struct it_worker *a, struct it_worker *b, int cpu)
 {
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
 	pid_t kworker = find_thread(WORKER_COMM), spin;
-	long long given, fell, b0, d0, g0, d1, g1;
+	long long given, fell, b0, d0, g0, d1, g1, t0;
 	struct it_reply r;
 	cpu_set_t saved;
 	int running;
@@ -138,8 +138,11 @@ static void test_busy(struct it_worker *a, struct it_worker *b, int cpu)
 
 	/* More than a's memory.max leaves room for unless it gives back. */
 	tap_ok(still_running(spin), "the spinner runs (nice -20)");
+	t0 = it_now_ms();
 	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
 	running = still_running(spin);
+	tap_diag("the allocation took %lld ms (the spinner spins %d s)",
+		 it_now_ms() - t0, SPIN_S);
 	d1 = ht_system_num("deferred_free_bytes");
 	g1 = ht_system_num("pool_limit_freed_bytes");
 	if (!tap_ok(r.done == A_MB && !r.err,
