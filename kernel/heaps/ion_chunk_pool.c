@@ -36,8 +36,10 @@
  * cap a freed chunk first makes room by giving back cached pooled chunks
  * that its owner could not reuse: for a chunk charged to a memory cgroup,
  * the uncharged ones and those of other cgroups; for an uncharged one, the
- * charged ones; the oldest of each list first, and only those pooled at
- * least pool_displace_ms ago (default 1000).  So the pools come to hold
+ * charged ones; best fit (the smallest order whose one chunk makes the
+ * room first, so that a 64 KiB free does not give back a 1 MiB chunk
+ * while 64 KiB ones are pooled), the oldest of each list first, and only
+ * those pooled at least pool_displace_ms ago (default 1000).  So the pools come to hold
  * the chunks of whoever frees now, not of whoever filled them first: a
  * cgroup that freed a lot and went idle does not keep every other user
  * from pooling until memory runs short.  And owners that free in turn at

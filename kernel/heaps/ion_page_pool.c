@@ -444,8 +444,10 @@ struct ion_page_pools *ion_pools_alloc(const char *name,
 
 	if (WARN_ON_ONCE(!norders || norders > ION_POOL_MAX_ORDERS))
 		return ERR_PTR(-EINVAL);
+	/* Largest first: the shrinker and the displacement rely on it. */
 	for (i = 0; i < norders; i++)
-		if (WARN_ON_ONCE(orders[i] > MAX_PAGE_ORDER))
+		if (WARN_ON_ONCE(orders[i] > MAX_PAGE_ORDER ||
+				 (i && orders[i] >= orders[i - 1])))
 			return ERR_PTR(-EINVAL);
 	pools = kzalloc(sizeof(*pools), GFP_KERNEL);
 	if (!pools)

@@ -179,6 +179,28 @@ static unsigned long ion_pool_displace_charged(struct ion_page_pools *pools,
 	return ion_pool_release_charged(pools, pool, true, &chunks, n);
 }
 
+/*
+ * The cached pools in the order a displacement for a chunk of @order
+ * visits them, into @idx: best fit first - the orders of at least @order,
+ * smallest first (one chunk makes the room, larger ones stay), then the
+ * smaller orders, largest first.  (Largest first throughout, a 64 KiB
+ * free gave back another owner's 1 MiB chunk while its 64 KiB ones
+ * stayed.)  The pools are largest first (ion_pools_alloc()).
+ */
+static unsigned int ion_pool_fit_order(const struct ion_page_pools *pools,
+				       unsigned int order, unsigned int *idx)
+{
+	unsigned int i, n = 0;
+
+	for (i = pools->norders; i--;)
+		if (pools->pool[1][i].order >= order)
+			idx[n++] = i;
+	for (i = 0; i < pools->norders; i++)
+		if (pools->pool[1][i].order < order)
+			idx[n++] = i;
+	return n;
+}
+
 /**
  * ion_page_pools_displace() - make room at the cap for @page's owner
  * @pools: the pools
@@ -192,10 +214,11 @@ static unsigned long ion_pool_displace_charged(struct ion_page_pools *pools,
  * chunks of the other orders, which it has not been reusing (uncharged
  * ones for an uncharged @page, those of its cgroup for a charged one).
  * Each only once it has been pooled pool_displace_ms
- * (ion_pool_displace_before()).  Largest orders first; in each, for a
- * charged @page the uncharged chunks first, then other cgroups'
- * (ion_memcg_pool_isolate_others()); in each list the oldest first.
- * Nothing for a chunk no task could reuse (charged to the root cgroup).
+ * (ion_pool_displace_before()).  The pools best fit first
+ * (ion_pool_fit_order()); in each, for a charged @page the uncharged
+ * chunks first, then other cgroups' (ion_memcg_pool_isolate_others());
+ * in each list the oldest first.  Nothing for a chunk no task could reuse
+ * (charged to the root cgroup).
  *
  * Context: Any context in which a cached chunk may be freed.
  * Return: the pages freed.
@@ -205,14 +228,16 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 {
 	unsigned long before = ion_pool_displace_before();
 	bool charged = ion_memcg_page_charged(page);
+	unsigned int i, n, order = ilog2(nr);
+	unsigned int idx[ION_POOL_MAX_ORDERS];
 	struct ion_page_pool *pool;
 	unsigned long freed = 0;
-	unsigned int i, order;
 
 	if (!ion_memcg_chunk_reusable(page))
 		return 0;
-	for (i = 0; i < pools->norders && freed < nr; i++) {
-		pool = &pools->pool[1][i];
+	n = ion_pool_fit_order(pools, order, idx);
+	for (i = 0; i < n && freed < nr; i++) {
+		pool = &pools->pool[1][idx[i]];
 		if (charged)
 			freed += ion_pool_shrink_one(pools, pool, true,
 						     nr - freed, &before);
@@ -222,9 +247,8 @@ unsigned long ion_page_pools_displace(struct ion_page_pools *pools,
 							   false);
 	}
 	/* Then its owner's own idle chunks of the other orders. */
-	order = ilog2(nr);
-	for (i = 0; i < pools->norders && freed < nr; i++) {
-		pool = &pools->pool[1][i];
+	for (i = 0; i < n && freed < nr; i++) {
+		pool = &pools->pool[1][idx[i]];
 		if (pool->order == order)
 			continue;
 		if (charged)

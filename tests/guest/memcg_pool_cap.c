@@ -36,6 +36,10 @@
  * freeing in turn had the zeroing worker zero chunks that were given back
  * before anyone reused them).
  *
+ * With the cap full of a's 1 MiB and 64 KiB chunks, b's 64 KiB frees
+ * displace a's 64 KiB chunks, one each (best fit), and a's 1 MiB chunks
+ * stay for its next buffers.
+ *
  * With the cap full of a's 1 MiB chunks, a's 64 KiB frees are not pooled
  * while those were pooled less than pool_displace_ms ago; at 0 one of
  * them gives way and the frees are pooled for a.
@@ -363,6 +367,57 @@ static void own_order_case(struct it_worker *a)
 	       "a's idle 1 MiB chunks gave way to its 64 KiB frees, pooled for a: its next 64 KiB buffers reuse them");
 }
 
+#define FIT_BIG		(NBUF - 1)	/* a's 1 MiB buffers, and one's */
+#define FIT_SMALL	16		/* worth of 64 KiB ones fill the cap */
+#define FIT_B		8		/* b's 64 KiB frees */
+
+/*
+ * Best fit: with the cap full of a's chunks, three of 1 MiB and sixteen
+ * of 64 KiB, b's 64 KiB frees displace a's 64 KiB chunks, one each (its
+ * first free may be isolated, not pooled), and a's 1 MiB chunks stay: a's
+ * next three 1 MiB buffers reuse them.  Before, the largest orders went
+ * first: b's first pooled free gave back a whole 1 MiB chunk of a's.
+ */
+static void fit_case(struct it_worker *a, struct it_worker *b)
+{
+	struct cap_counts c0, c1;
+	struct it_reply r1, r2;
+	long long grew, a0;
+	int ok;
+
+	ht_drop_pools();
+	/* the 64 KiB ones first: the 1 MiB ones are freed first, none isolated */
+	r1 = it_worker_alloc(a, FIT_SMALL, SMALL_LEN, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED);
+	r2 = it_worker_alloc(a, FIT_BIG, MiB, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	diag("a's 1 MiB and 64 KiB frees", pooled());
+	c0 = cap_counts();
+	ok = r1.done == FIT_SMALL && r2.done == FIT_BIG &&
+	     it_worker_alloc(b, FIT_B, SMALL_LEN, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED).done == FIT_B;
+	it_worker_free(b, IT_WORKER_FREE_ALL);
+	diag("b's 64 KiB frees", pooled());
+	c1 = cap_counts();
+	grew = c1.displaced - c0.displaced;
+	tap_diag("pool_displaced_bytes +%lld KiB, pool_cap_freed_bytes +%lld",
+		 grew / KiB, c1.cap_freed - c0.cap_freed);
+	tap_ok(ok && (grew == FIT_B * SMALL_LEN ||
+		      grew == (FIT_B - 1) * SMALL_LEN) &&
+	       c1.cap_freed == c0.cap_freed,
+	       "b's 64 KiB frees displace a's 64 KiB chunks, one each, best fit");
+	a0 = cur(CG_A);
+	r2 = it_worker_alloc(a, FIT_BIG, MiB, ION_HEAP_SYSTEM_MASK,
+			     ION_FLAG_CACHED);
+	tap_diag("a's next %d MiB: memory.current %lld -> %lld KiB", FIT_BIG,
+		 a0 / KiB, cur(CG_A) / KiB);
+	tap_ok(r2.done == FIT_BIG && cur(CG_A) - a0 < (long long)MiB / 2,
+	       "a's 1 MiB chunks stayed pooled: its next %d MiB reuse them",
+	       FIT_BIG);
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+}
+
 #define MANY_CAP_MB	32		/* as written to pool_max_mb */
 #define MANY_CAP	(MANY_CAP_MB * (long long)MiB)
 #define MANY_LEN	(64 * KiB)
@@ -460,6 +515,7 @@ int main(void)
 		young_case(&w[2], &w[0], NULL, "the root, then a");
 		oldest_case(&w[0], &w[2]);
 		own_order_case(&w[0]);
+		fit_case(&w[0], &w[1]);
 		if (it_param_set("pool_max_mb", "32")) {
 			tap_ok(0, "pool_max_mb can be set to %d", MANY_CAP_MB);
 		} else {
