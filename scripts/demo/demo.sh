@@ -14,14 +14,19 @@ vivid_cap() {
 	return 1
 }
 
+# A "key: value" line of ion's debugfs summary.
+summary() {
+	sed -n "s/^$1: //p" /sys/kernel/debug/ion/summary
+}
+
 step "Loading ion.ko into the guest kernel"
-modprobe ion && grep '^ion ' /proc/modules
+modprobe ion && grep '^ion ' /proc/modules || failed=1
 step "/dev/ion is a misc device, root only (0600) until a udev rule grants a group"
 ls -l /dev/ion
 step "debugfs: /sys/kernel/debug/ion"
 find /sys/kernel/debug/ion | sort
 step "The heaps, in allocation priority order (highest id first): ionctl heaps"
-ionctl heaps
+ionctl heaps || failed=1
 step "Two processes share one buffer through a dma-buf fd"
 ion-demo || failed=1
 
@@ -61,7 +66,17 @@ if modprobe vivid n_devs=2 allocators=0,1 node_types=0x1,0x1 num_inputs=1,1 &&
 	step "Both pipelines are gone: ionctl stat, ionctl buffers"
 	ionctl stat
 	ionctl buffers
-	modprobe -r vivid && echo "vivid unloaded"
+	if [ "$(summary buffers)" = 0 ] && [ "$(summary bytes)" = 0 ]; then
+		echo "debugfs is back where it started: no buffer, no byte"
+	else
+		echo "debugfs still counts buffers: FAILED"
+		failed=1
+	fi
+	if modprobe -r vivid; then
+		echo "vivid unloaded"
+	else
+		failed=1
+	fi
 else
 	echo "vivid is not available in this guest: pipeline skipped"
 	failed=1
