@@ -28,8 +28,10 @@ static int __init ion_init(void)
 	if (ret)
 		goto err_oom;
 	/*
-	 * The heaps create their /dev/dma_heap nodes, which anyone allowed
-	 * may open at once: only /dev/ion's registration can fail after.
+	 * Each heap's /dev/dma_heap nodes go live as it registers, and anyone
+	 * allowed may open them at once: a later heap's failure (its heaps
+	 * are torn down) or /dev/ion's is then a failure with nodes in use.
+	 * Nothing else can fail after them.
 	 */
 	ret = ion_heaps_init();
 	if (ret)

@@ -39,10 +39,10 @@
  * charged ones; best fit (the smallest order whose one chunk makes the
  * room first, so that a 64 KiB free does not give back a 1 MiB chunk
  * while 64 KiB ones are pooled), the oldest of each list first, and only
- * those pooled at least pool_displace_ms ago (default 1000).  So the pools come to hold
- * the chunks of whoever frees now, not of whoever filled them first: a
- * cgroup that freed a lot and went idle does not keep every other user
- * from pooling until memory runs short.  And owners that free in turn at
+ * those pooled at least pool_displace_ms ago (default 1000).  So the
+ * pools come to hold the chunks of whoever frees now, not of whoever
+ * filled them first: a cgroup that freed a lot and went idle does not
+ * keep every other user from pooling until memory runs short.  And owners that free in turn at
  * the cap do not displace each other's chunks as soon as the worker pooled
  * them: that spent the worker's zeroing (CPU time charged to no one) on
  * chunks given back before anyone reused them; such a free goes back to

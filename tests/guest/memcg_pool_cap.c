@@ -383,6 +383,7 @@ static void fit_case(struct it_worker *a, struct it_worker *b)
 	struct cap_counts c0, c1;
 	struct it_reply r1, r2;
 	long long grew, a0;
+	struct pools p;
 	int ok;
 
 	ht_drop_pools();
@@ -392,17 +393,21 @@ static void fit_case(struct it_worker *a, struct it_worker *b)
 	r2 = it_worker_alloc(a, FIT_BIG, MiB, ION_HEAP_SYSTEM_MASK,
 			     ION_FLAG_CACHED);
 	it_worker_free(a, IT_WORKER_FREE_ALL);
-	diag("a's 1 MiB and 64 KiB frees", pooled());
+	p = pooled();
+	diag("a's 1 MiB and 64 KiB frees", p);
+	tap_ok(r1.done == FIT_SMALL && r2.done == FIT_BIG &&
+	       p.charged == CAP && p.uncharged == 0,
+	       "a's %d MiB and %d x 64 KiB fill the cap, pooled for a",
+	       FIT_BIG, FIT_SMALL);
 	c0 = cap_counts();
-	ok = r1.done == FIT_SMALL && r2.done == FIT_BIG &&
-	     it_worker_alloc(b, FIT_B, SMALL_LEN, ION_HEAP_SYSTEM_MASK,
+	ok = it_worker_alloc(b, FIT_B, SMALL_LEN, ION_HEAP_SYSTEM_MASK,
 			     ION_FLAG_CACHED).done == FIT_B;
 	it_worker_free(b, IT_WORKER_FREE_ALL);
 	diag("b's 64 KiB frees", pooled());
 	c1 = cap_counts();
 	grew = c1.displaced - c0.displaced;
-	tap_diag("pool_displaced_bytes +%lld KiB, pool_cap_freed_bytes +%lld",
-		 grew / KiB, c1.cap_freed - c0.cap_freed);
+	tap_diag("pool_displaced_bytes +%lld KiB, pool_cap_freed_bytes +%lld KiB",
+		 grew / KiB, (c1.cap_freed - c0.cap_freed) / KiB);
 	tap_ok(ok && (grew == FIT_B * SMALL_LEN ||
 		      grew == (FIT_B - 1) * SMALL_LEN) &&
 	       c1.cap_freed == c0.cap_freed,
