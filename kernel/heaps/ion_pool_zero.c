@@ -386,7 +386,8 @@ void ion_pool_zero_queue_table(struct ion_pool_zero *zero,
 
 	t->cached = cached;
 	llist_add(&t->node, &zero->freed);
-	WRITE_ONCE(zero->queued, zero->queued + 1);	/* racy: see @queued */
+	/* Racy on purpose: see @queued. */
+	WRITE_ONCE(zero->queued, READ_ONCE(zero->queued) + 1);
 	ion_pool_zero_kick(zero);
 }
 

@@ -36,13 +36,13 @@
  * freeing in turn had the zeroing worker zero chunks that were given back
  * before anyone reused them).
  *
- * With the cap full of a's 1 MiB and 64 KiB chunks, b's 64 KiB frees
- * displace a's 64 KiB chunks, one each (best fit), and a's 1 MiB chunks
- * stay for its next buffers.
- *
  * With the cap full of a's 1 MiB chunks, a's 64 KiB frees are not pooled
  * while those were pooled less than pool_displace_ms ago; at 0 one of
  * them gives way and the frees are pooled for a.
+ *
+ * With the cap full of a's 1 MiB and 64 KiB chunks, b's 64 KiB frees
+ * displace a's 64 KiB chunks, one each (best fit), and a's 1 MiB chunks
+ * stay for its next buffers.
  *
  * Before, each of these frees went to the buddy allocator and the pools
  * kept a's first chunks until memory ran short.  SKIP before 6.8 (no
