@@ -35,16 +35,16 @@ static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 					   unsigned long n,
 					   struct list_head *chunks)
 {
-	unsigned long got;
+	unsigned long got, freed;
 
 	got = ion_page_pools_get_charged(cp->pools, order, cached, n, chunks);
-	if (!got && ion_memcg_pools_enabled() &&
-	    ion_pool_zero_pending(cp->zero) &&
-	    ion_memcg_caller_at_limit(1UL << order))
-		atomic_long_add(ion_pool_zero_release_limited(cp->zero,
-							      1UL << order),
-				&cp->limit_freed_pages);
-	return got;
+	if (got || !ion_memcg_pools_enabled() ||
+	    !ion_pool_zero_pending(cp->zero))
+		return got;
+	freed = ion_pool_zero_release_limited(cp->zero, 1UL << order);
+	if (freed)
+		atomic_long_add(freed, &cp->limit_freed_pages);
+	return 0;
 }
 
 /**

@@ -190,33 +190,16 @@ static struct mem_cgroup *ion_memcg_limiting(unsigned long npages)
 }
 
 /**
- * ion_memcg_caller_at_limit() - would @npages more take the caller's
- *				 cgroup past memory.max?
- * @npages: the pages about to be charged
- *
- * Its memory.max or an ancestor's, read without locks.
- *
- * Context: Process context.
- * Return: true when charging them would need reclaim in the cgroup.
- */
-bool ion_memcg_caller_at_limit(unsigned long npages)
-{
-	bool at_limit;
-
-	rcu_read_lock();
-	at_limit = ion_memcg_limiting(npages);
-	rcu_read_unlock();
-	return at_limit;
-}
-
-/**
  * ion_memcg_limiting_id() - which cgroup would @npages more take past
  *			     memory.max?
  * @npages: the pages the caller is about to charge
  *
+ * Its memory.max or an ancestor's, read without locks: the first of them,
+ * from the caller's own cgroup (its active one, else its own) up.
+ *
  * Context: Process context.
- * Return: the cgroup_id() of the caller's cgroup or ancestor that
- * ion_memcg_caller_at_limit() finds, or 0 when none.
+ * Return: that cgroup's cgroup_id(), or 0 when @npages more take none
+ * past its memory.max.
  */
 u64 ion_memcg_limiting_id(unsigned long npages)
 {
@@ -231,32 +214,35 @@ u64 ion_memcg_limiting_id(unsigned long npages)
 	return id;
 }
 
+/* Is @memcg the cgroup of cgroup_id() @id or below it?  Under RCU. */
+static bool ion_memcg_within(struct mem_cgroup *memcg, u64 id)
+{
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
+		if (cgroup_id(memcg->css.cgroup) == id)
+			return true;
+	return false;
+}
+
 /**
  * ion_memcg_split_limited() - the chunks of a cgroup at its memory.max
  * @chunks:  @n lists of chunks linked by page->lru
- * @limited: @n lists: where those of @chunks[i] charged to the cgroup
- *	     that @npages more would take past its memory.max (the caller's
- *	     or an ancestor, ion_memcg_caller_at_limit()), or to a cgroup
- *	     below it, go
+ * @limited: @n lists: where those of @chunks[i] charged to the cgroup of
+ *	     @id or to a cgroup below it go
  * @n:	     how many lists
- * @npages:  the pages the caller is about to charge
+ * @id:	     the cgroup_id() ion_memcg_limiting_id() gave
  *
- * Context: Process context.
+ * Context: Any context.
  */
 void ion_memcg_split_limited(struct list_head *chunks,
-			     struct list_head *limited, unsigned int n,
-			     unsigned long npages)
+			     struct list_head *limited, unsigned int n, u64 id)
 {
-	struct mem_cgroup *limiting, *memcg;
 	struct page *page, *tmp;
 	unsigned int i;
 
 	rcu_read_lock();
-	limiting = ion_memcg_limiting(npages);
-	for (i = 0; limiting && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		list_for_each_entry_safe(page, tmp, &chunks[i], lru) {
-			memcg = ion_memcg_of_chunk(page);
-			if (memcg && mem_cgroup_is_descendant(memcg, limiting))
+			if (ion_memcg_within(ion_memcg_of_chunk(page), id))
 				list_move_tail(&page->lru, &limited[i]);
 		}
 	}

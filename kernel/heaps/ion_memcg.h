@@ -61,11 +61,9 @@ static inline struct mem_cgroup *ion_memcg_of_chunk(struct page *page)
 
 gfp_t ion_memcg_gfp(void);
 bool ion_memcg_caller_charged(void);
-bool ion_memcg_caller_at_limit(unsigned long npages);
 u64 ion_memcg_limiting_id(unsigned long npages);
 void ion_memcg_split_limited(struct list_head *chunks,
-			     struct list_head *limited, unsigned int n,
-			     unsigned long npages);
+			     struct list_head *limited, unsigned int n, u64 id);
 int ion_memcg_note_refusal(const char *heap, u64 size, int ret);
 bool ion_memcg_caller_owns(struct page *page);
 bool ion_memcg_chunk_reusable(struct page *page);
@@ -129,11 +127,6 @@ static inline bool ion_memcg_caller_charged(void)
 	return false;
 }
 
-static inline bool ion_memcg_caller_at_limit(unsigned long npages)
-{
-	return false;
-}
-
 static inline u64 ion_memcg_limiting_id(unsigned long npages)
 {
 	return 0;
@@ -141,7 +134,7 @@ static inline u64 ion_memcg_limiting_id(unsigned long npages)
 
 static inline void ion_memcg_split_limited(struct list_head *chunks,
 					   struct list_head *limited,
-					   unsigned int n, unsigned long npages)
+					   unsigned int n, u64 id)
 {
 }
 

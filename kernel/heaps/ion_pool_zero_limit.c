@@ -35,11 +35,12 @@
  * (meanwhile the worker and the shrinker find them out of reach, counted
  * in deferred_pages all the same).  Walks are serialized, so that a
  * second caller finds the chunks the first one did not give back; and a
- * cgroup whose walk found none of its chunks does not walk again until
- * more are queued (at its memory.max, every chunk of its allocations
- * that finds none pooled would ask).
+ * cgroup that walked does not walk again until more are queued (its walk
+ * gave back every chunk of its own it found; at its memory.max, every
+ * chunk of its allocations that finds none pooled would ask).  A caller
+ * that @npages more leave within every limit returns at once.
  *
- * Context: Process context; sleeps.
+ * Context: Process context; may sleep.
  * Return: the pages given back.
  */
 unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
@@ -52,10 +53,12 @@ unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
 	u64 id;
 	int c;
 
+	id = ion_memcg_limiting_id(npages);
+	if (!id)
+		return 0;
 	mutex_lock(&zero->limit_mutex);
 	seq = READ_ONCE(zero->queued);
-	id = ion_memcg_limiting_id(npages);
-	if (!id || (id == zero->limit_id && seq == zero->limit_seq))
+	if (id == zero->limit_id && seq == zero->limit_seq)
 		goto out;
 	zero->limit_id = id;
 	zero->limit_seq = seq;
@@ -67,7 +70,7 @@ unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
 		list_splice_init(&zero->deferred[c], &waiting[c]);
 	}
 	spin_unlock(&zero->deferred_lock);
-	ion_memcg_split_limited(waiting, limited, 2, npages);
+	ion_memcg_split_limited(waiting, limited, 2, id);
 	spin_lock(&zero->deferred_lock);
 	for (c = 0; c < 2; c++) {
 		left |= !list_empty(&waiting[c]);
