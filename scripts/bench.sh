@@ -127,9 +127,8 @@ if ! grep -q '^@done' "$out/raw.txt"; then
 fi
 # A bench that made the kernel complain is a finding, not a result.
 # scripts/splats.txt, and allocation failures: the bench never runs memory out.
-if grep -aF -f <(sed '/^#/d' "$top/scripts/splats.txt"
-		 printf '%s\n' 'page allocation failure' 'Out of memory') \
-	"$con" > "$out/kernel-splats.txt"; then
+if "$top/scripts/splats.sh" "$con" 'page allocation failure' \
+	'Out of memory' > "$out/kernel-splats.txt"; then
 	echo "bench: the kernel logged problems during the run ($out/kernel-splats.txt):" >&2
 	head -n 20 "$out/kernel-splats.txt" | sed 's/^/#   /' >&2
 	status=1

@@ -215,8 +215,7 @@ main() {
 	# The console too, to the power-off: what the kernel said after the
 	# last kernel-log block (the purge) or while no check ran.
 	n=$((n + 1))
-	splats=$(grep -aF -f <(sed '/^#/d' "$top/scripts/splats.txt") "$con" ||
-		true)
+	splats=$("$top/scripts/splats.sh" "$con" || true)
 	if [ -z "$splats" ] && grep -q 'reboot: Power down' "$con"; then
 		passed=$((passed + 1))
 		echo "ok $n - guest console is clean to the power-off"
