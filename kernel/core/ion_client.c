@@ -18,7 +18,9 @@
  * one client, found by its thread group when it opens /dev/ion: two opens
  * in one process give two files bound to the same client, and the client
  * dies with the last of them.  A kernel driver gets a client of its own
- * from ion_client_create().
+ * from ion_client_create().  A client's name and its usage for the
+ * per-client quota are its owner's, which its buffers keep and a process's
+ * next client adopts (ion_owner.c, DOC: owners).
  *
  * A handle is a client's counted reference to a buffer; it holds one
  * reference to the buffer's dma-buf, whatever its own count.  Handle ids
@@ -29,36 +31,6 @@
  * of kernel clients' handles come from one counter shared by all kernel
  * clients, as a kernel handle is its id (ion_kapi.c).
  */
-
-/* Is @name the name of a live client? */
-static bool ion_client_name_taken(struct ion_device *dev, const char *name)
-{
-	struct ion_client *client;
-
-	lockdep_assert_held(&dev->client_lock);
-	list_for_each_entry(client, &dev->clients, node) {
-		if (!strcmp(client->owner->name, name))
-			return true;
-	}
-	return false;
-}
-
-/* Name @client @base, or @base-<n> with the smallest free n. */
-static void ion_client_set_name(struct ion_device *dev,
-				struct ion_client *client, const char *base)
-{
-	char *name = client->owner->name;
-	size_t size = sizeof(client->owner->name);
-	unsigned int n = 0;
-
-	lockdep_assert_held(&dev->client_lock);
-	strscpy(name, base, size - 12);
-	strreplace(name, '/', '_');
-	while (ion_client_name_taken(dev, name)) {
-		snprintf(name, size, "%.*s-%u", (int)size - 12, base, ++n);
-		strreplace(name, '/', '_');
-	}
-}
 
 /* A new client, listed and visible in debugfs. */
 static struct ion_client *ion_client_create_locked(struct ion_device *dev,
@@ -72,13 +44,11 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
 	client = kzalloc(sizeof(*client), GFP_KERNEL);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
-	client->owner = kzalloc(sizeof(*client->owner), GFP_KERNEL);
+	client->owner = ion_owner_create(dev, pid, name);
 	if (!client->owner) {
 		kfree(client);
 		return ERR_PTR(-ENOMEM);
 	}
-	refcount_set(&client->owner->ref, 1);
-	client->owner->kernel = !pid;
 	kref_init(&client->ref);
 	client->dev = dev;
 	client->pid = get_pid(pid);
@@ -86,7 +56,6 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
 	mutex_init(&client->lock);
 	xa_init_flags(&client->handles, XA_FLAGS_ALLOC1);
 	client->by_buffer = RB_ROOT;
-	ion_client_set_name(dev, client, name);
 
 	list_add_tail(&client->node, &dev->clients);
 	WRITE_ONCE(dev->client_count, dev->client_count + 1);
@@ -223,6 +192,7 @@ static void ion_client_release(struct kref *ref)
 
 	list_del(&client->node);
 	WRITE_ONCE(dev->client_count, dev->client_count - 1);
+	ion_owner_orphan(dev, client->owner);
 	/* Before unlocking, so that the name can be reused at once. */
 	debugfs_remove(client->debugfs);
 	mutex_unlock(&dev->client_lock);
@@ -242,7 +212,6 @@ static void ion_client_release(struct kref *ref)
 	xa_destroy(&client->handles);
 	mutex_destroy(&client->lock);
 	put_pid(client->pid);
-	WRITE_ONCE(client->owner->gone, true);
 	ion_owner_put(client->owner);
 	kfree(client);
 }

@@ -100,6 +100,7 @@ int ion_device_init(struct ion_device *dev)
 	INIT_LIST_HEAD(&dev->heaps);
 	mutex_init(&dev->client_lock);
 	INIT_LIST_HEAD(&dev->clients);
+	INIT_LIST_HEAD(&dev->orphans);
 	spin_lock_init(&dev->stats_lock);
 	atomic64_set(&dev->next_buffer_id, 0);
 	return percpu_init_rwsem(&dev->heap_lock);
@@ -114,5 +115,6 @@ int ion_device_init(struct ion_device *dev)
 void ion_device_destroy(struct ion_device *dev)
 {
 	WARN_ON_ONCE(!list_empty(&dev->clients));
+	WARN_ON_ONCE(!list_empty(&dev->orphans));
 	percpu_free_rwsem(&dev->heap_lock);
 }

@@ -21,7 +21,10 @@
  * (the real uid of the allocating task) and one per client (the process,
  * or the kernel driver, that allocated them).  A buffer counts against
  * both from its allocation to its release, whoever holds it meanwhile:
- * passing the fd on does not free anyone's quota.  An allocation that
+ * passing the fd on does not free anyone's quota, and a process that
+ * closes /dev/ion (or its heap node) keeping its buffers and opens it
+ * again gets a client that still counts them (ion_owner.c, DOC: owners).
+ * An allocation that
  * would go over either limit of a heap fails there with -EDQUOT (counted
  * as quota_refusals in the heap's debugfs file) and the request goes on
  * to the next heap of the mask, as it does for -ENOMEM.
@@ -234,22 +237,42 @@ struct ion_quota_heap_view {
 	u64 client_limit;
 };
 
+/* @owner's row for each heap it uses. */
+static void ion_quota_show_owner(struct seq_file *s,
+				 const struct ion_owner *owner,
+				 const struct ion_quota_heap_view *views)
+{
+	unsigned int id;
+	u64 bytes;
+
+	for (id = 0; id < ION_NUM_HEAP_IDS; id++) {
+		bytes = READ_ONCE(owner->heap_bytes[id]);
+		if (!bytes || !views[id].name[0])
+			continue;
+		seq_printf(s, "%s\tclient\t%s\t%llu\t", views[id].name,
+			   owner->name, bytes);
+		ion_quota_show_limit(s, views[id].client_limit);
+	}
+}
+
 /*
- * Users under the heap lock (no heap goes meanwhile), then clients under
- * the client lock: the two are never held together, and neither is the
- * allocation path's spinlock.  Counters are read one by one.  Unlike the
- * other views this file holds the heap lock (read) and the client lock
- * for a walk over every user and client: heap registration and client
- * open and close may wait for it; allocations do not.
+ * Users under the heap lock (no heap goes meanwhile), then clients and
+ * the owners gone clients left (ion_owner.c) under the client lock: the
+ * two are never held together, and neither is the allocation path's
+ * spinlock.  Counters are read one by one.  Unlike the other views this
+ * file holds the heap lock (read) and the client lock for a walk over
+ * every user and client: heap registration, client open and close, and
+ * the free of a gone client's last buffer may wait for it; allocations do
+ * not.
  */
 static int ion_quota_show(struct seq_file *s, void *unused)
 {
 	struct ion_quota_heap_view *views;
 	struct ion_client *client;
+	struct ion_owner *owner;
 	struct ion_quota_uid *q;
 	struct ion_heap *heap;
 	unsigned long uid;
-	unsigned int id;
 	u64 bytes;
 
 	views = kcalloc(ION_NUM_HEAP_IDS, sizeof(*views), GFP_KERNEL);
@@ -272,16 +295,10 @@ static int ion_quota_show(struct seq_file *s, void *unused)
 	percpu_up_read(&ion_dev.heap_lock);
 
 	mutex_lock(&ion_dev.client_lock);
-	list_for_each_entry(client, &ion_dev.clients, node) {
-		for (id = 0; id < ION_NUM_HEAP_IDS; id++) {
-			bytes = READ_ONCE(client->owner->heap_bytes[id]);
-			if (!bytes || !views[id].name[0])
-				continue;
-			seq_printf(s, "%s\tclient\t%s\t%llu\t", views[id].name,
-				   client->owner->name, bytes);
-			ion_quota_show_limit(s, views[id].client_limit);
-		}
-	}
+	list_for_each_entry(client, &ion_dev.clients, node)
+		ion_quota_show_owner(s, client->owner, views);
+	list_for_each_entry(owner, &ion_dev.orphans, orphan)
+		ion_quota_show_owner(s, owner, views);
 	mutex_unlock(&ion_dev.client_lock);
 	kfree(views);
 	return 0;

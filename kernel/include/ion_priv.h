@@ -127,10 +127,14 @@ struct ion_heap_core {
  *		  order), under @heap_lock
  * @heap_count:	  entries in @heaps; written under @heap_lock and
  *		  @stats_lock, so either one is enough to read it
- * @client_lock:  protects @clients, @client_count and client names; the
- *		  last reference of a client is dropped under it
+ * @client_lock:  protects @clients, @client_count, @orphans and client
+ *		  names; the last reference of a client, and of an owner, is
+ *		  dropped under it
  * @clients:	  every live client, user and kernel
  * @client_count: entries in @clients
+ * @orphans:	  owners of gone user clients with buffers still alive, for
+ *		  their process's next client (ion_owner.c), under
+ *		  @client_lock
  * @stats_lock:	  protects @stats and every heap's &ion_heap_core.stats
  *		  and buffer list; a spinlock that is never held across
  *		  anything that sleeps
@@ -150,6 +154,7 @@ struct ion_device {
 	struct mutex client_lock;	/* clients, names, last client put */
 	struct list_head clients;
 	unsigned int client_count;
+	struct list_head orphans;
 
 	spinlock_t stats_lock;		/* accounting, heap buffer lists */
 	struct ion_stats stats;
@@ -277,10 +282,16 @@ struct ion_client_heap_stat {
  *	  whoever holds them
  * @gone: the client has been released (its process exited or closed
  *	  /dev/ion, or the driver destroyed it): its buffers still alive are
- *	  orphans.  Set once, read locklessly (READ_ONCE) by debugfs.
+ *	  orphans.  Changed under &ion_device.client_lock (set when the
+ *	  client goes, cleared when the process's next client adopts it),
+ *	  read locklessly (READ_ONCE) by debugfs.
+ * @pid:  a user client's thread group (a reference), NULL for a kernel
+ *	  client's
+ * @orphan: entry in &ion_device.orphans while gone with buffers alive,
+ *	  under &ion_device.client_lock
  *
  * debugfs shows the owner of each buffer; sharing the name costs an
- * allocation a reference instead of a copy.
+ * allocation a reference instead of a copy.  ion_owner.c, DOC: owners.
  */
 struct ion_owner {
 	refcount_t ref;
@@ -288,6 +299,8 @@ struct ion_owner {
 	bool kernel;
 	bool gone;
 	u64 heap_bytes[ION_NUM_HEAP_IDS];
+	struct pid *pid;
+	struct list_head orphan;
 };
 
 static inline struct ion_owner *ion_owner_get(struct ion_owner *owner)
@@ -296,11 +309,11 @@ static inline struct ion_owner *ion_owner_get(struct ion_owner *owner)
 	return owner;
 }
 
-static inline void ion_owner_put(struct ion_owner *owner)
-{
-	if (refcount_dec_and_test(&owner->ref))
-		kfree(owner);
-}
+/* ion_owner.c */
+struct ion_owner *ion_owner_create(struct ion_device *dev, struct pid *pid,
+				   const char *base);
+void ion_owner_orphan(struct ion_device *dev, struct ion_owner *owner);
+void ion_owner_put(struct ion_owner *owner);
 
 /**
  * struct ion_client - a user process or a kernel driver using ion

@@ -8,6 +8,8 @@
  * default no ordinary user takes more than half the carveout.  The
  * ordinary users are processes that opened /dev/ion as root and then
  * dropped to an unprivileged uid: they keep only what their quota allows.
+ * Closing /dev/ion and opening it again does not reset a process's
+ * client quota.
  */
 #include <sys/wait.h>
 
@@ -116,6 +118,55 @@ static void test_client_limit(long pg)
 	reset_limits();
 }
 
+/* No setup: the worker stays root (limited with quota_root). */
+static int stay_root(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/*
+ * A process that closes /dev/ion keeping its buffers (dma-buf fds) and
+ * opens it again gets a new client, whose quota still counts them.
+ */
+static void test_client_reopen(long pg)
+{
+	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
+	struct it_worker a;
+	struct it_reply r;
+	char who[48];
+
+	set_limit("uid_max_kb", 0, 0);
+	set_limit("client_max_kb", 0, 512);
+	it_param_set("quota_root", "Y");
+	if (it_worker_start(&a, stay_root, NULL)) {
+		tap_ok(0, "a worker process starts");
+		reset_limits();
+		return;
+	}
+	fill_to_limit(&a, 512 * 1024, pg, sys, "reopen: client limit 512 KiB");
+	snprintf(who, sizeof(who), "%s-%d", program_invocation_short_name,
+		 (int)a.pid);
+	r = it_worker_reopen(&a, false);
+	tap_ok(!r.err, "reopen: the process closes /dev/ion, keeping its fds");
+	tap_ok(it_quota_bytes(ION_SYSTEM_HEAP_NAME, "client", who) ==
+	       512 * 1024,
+	       "reopen: the quota file still shows the gone client's 512 KiB");
+	r = it_worker_reopen(&a, true);
+	tap_ok(!r.err, "reopen: and opens /dev/ion again");
+	r = it_worker_alloc(&a, 1, pg, sys, 0);
+	tap_ok(r.done == 0 && r.err == EDQUOT,
+	       "reopen: its new client counts them: one page more fails with EDQUOT");
+	r = it_worker_free(&a, 1);
+	r = it_worker_alloc(&a, 1, pg, sys, 0);
+	tap_ok(r.done == 1 && !r.err,
+	       "reopen: a freed page gives the new client its quota back");
+	it_worker_stop(&a);
+	tap_ok(it_quota_bytes(ION_SYSTEM_HEAP_NAME, "client", who) == -1,
+	       "reopen: after exit the process holds nothing");
+	reset_limits();
+}
+
 static void test_root(int ion, long pg)
 {
 	int fd;
@@ -212,6 +263,7 @@ int main(void)
 	reset_limits();
 	test_uid_limit(pg);
 	test_client_limit(pg);
+	test_client_reopen(pg);
 	test_root(ion, pg);
 	test_fallback(&hs, pg);
 	test_default(&hs, ion);

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,8 @@ struct it_reply it_worker_alloc(struct it_worker *w, int count, uint64_t len,
 				unsigned int mask, unsigned int flags);
 /* Close the newest @count buffers (IT_WORKER_FREE_ALL: every one). */
 struct it_reply it_worker_free(struct it_worker *w, int count);
+/* Close (@open false) or open again its /dev/ion, keeping its buffers. */
+struct it_reply it_worker_reopen(struct it_worker *w, bool open);
 /* @count rounds of allocate and free, 4 and 64 KiB, cached or not. */
 struct it_reply it_worker_rounds(struct it_worker *w, int count,
 				 unsigned int mask);

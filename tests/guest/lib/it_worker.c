@@ -13,7 +13,8 @@
 #define IT_WORKER_MAX_BUFS	4096
 
 struct it_worker_cmd {
-	int op;			/* 'a' allocate, 'f' free, 'r' rounds, 'q' */
+	int op;	/* 'a' allocate, 'f' free, 'r' rounds, 'c' close or 'o'
+		 * open /dev/ion, 'q' quit */
 	int count;
 	uint64_t len;
 	unsigned int mask;
@@ -68,6 +69,16 @@ static void it_worker_loop(int ion, int cmd, int res)
 			it_worker_alloc_bufs(ion, &c, bufs, &n, &r);
 		else if (c.op == 'r')
 			it_worker_rounds_do(ion, &c, &r);
+		else if (c.op == 'c')
+			r.err = ion < 0 || close(ion) ? EBADF : 0;
+		else if (c.op == 'o')
+			r.err = ion >= 0 ? EBUSY : 0;
+		if (c.op == 'c' && !r.err)
+			ion = -1;
+		if (c.op == 'o' && !r.err) {
+			ion = it_open();
+			r.err = ion < 0 ? -ion : 0;
+		}
 		for (; c.op == 'f' && n && r.done != c.count; r.done++)
 			close(bufs[--n]);
 		if (write(res, &r, sizeof(r)) != sizeof(r))
@@ -127,6 +138,13 @@ struct it_reply it_worker_alloc(struct it_worker *w, int count, uint64_t len,
 struct it_reply it_worker_free(struct it_worker *w, int count)
 {
 	struct it_worker_cmd c = { .op = 'f', .count = count };
+
+	return it_worker_do(w, &c);
+}
+
+struct it_reply it_worker_reopen(struct it_worker *w, bool open)
+{
+	struct it_worker_cmd c = { .op = open ? 'o' : 'c' };
 
 	return it_worker_do(w, &c);
 }
