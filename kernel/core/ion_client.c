@@ -6,6 +6,7 @@
 #include <linux/pid.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -15,9 +16,10 @@
  * DOC: clients and handles
  *
  * A client is a user process or a kernel driver.  A process has exactly
- * one client, found by its thread group when it opens /dev/ion: two opens
- * in one process give two files bound to the same client, and the client
- * dies with the last of them.  A kernel driver gets a client of its own
+ * one client, found by its thread group (and address space: a new one
+ * after execve()) when it opens /dev/ion: two opens in one process give
+ * two files bound to the same client, and the client dies with the last
+ * of them.  A kernel driver gets a client of its own
  * from ion_client_create().  A client's name and its usage for the
  * per-client quota are its owner's, which its buffers keep and a process's
  * next client adopts (ion_owner.c, DOC: owners).
@@ -52,6 +54,10 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
 	kref_init(&client->ref);
 	client->dev = dev;
 	client->pid = get_pid(pid);
+	if (pid && current->mm) {
+		client->mm = current->mm;
+		mmgrab(client->mm);
+	}
 	client->heap_mask = heap_mask;
 	mutex_init(&client->lock);
 	xa_init_flags(&client->handles, XA_FLAGS_ALLOC1);
@@ -67,8 +73,11 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
  * ion_client_get_user() - the calling process's client
  * @dev: the device
  *
- * Finds the client of the caller's thread group, or creates it, named
- * "<comm>-<tgid>".
+ * Finds the client of the caller's thread group and address space, or
+ * creates it, named "<comm>-<tgid>".  A process that replaced its image
+ * with execve() gets a new client, even while a file of the old one is
+ * still open (inherited by a child, or passed on): the new program never
+ * shares a handle table with the old one, or with whoever holds its file.
  *
  * Context: Process context; sleeps.
  * Return: the client with a new reference, or ERR_PTR(-ENOMEM).
@@ -81,7 +90,7 @@ struct ion_client *ion_client_get_user(struct ion_device *dev)
 
 	mutex_lock(&dev->client_lock);
 	list_for_each_entry(client, &dev->clients, node) {
-		if (client->pid == pid) {
+		if (client->pid == pid && client->mm == current->mm) {
 			kref_get(&client->ref);
 			goto out_unlock;
 		}
@@ -212,6 +221,8 @@ static void ion_client_release(struct kref *ref)
 	xa_destroy(&client->handles);
 	mutex_destroy(&client->lock);
 	put_pid(client->pid);
+	if (client->mm)
+		mmdrop(client->mm);
 	ion_owner_put(client->owner);
 	kfree(client);
 }

@@ -323,6 +323,9 @@ void ion_owner_put(struct ion_owner *owner);
  * @node:	entry in &ion_device.clients, under &ion_device.client_lock
  * @pid:	thread group of a user client (a reference), NULL for kernel
  *		clients
+ * @mm:		a user client's address space (mmgrab(), compared only):
+ *		with @pid, which process image it serves (a new one after
+ *		execve()), NULL for kernel clients
  * @heap_mask:	heaps this client may allocate from
  * @owner:	its unique name: "<comm>-<tgid>" or the driver's name, with
  *		"-<n>" appended when taken
@@ -350,6 +353,7 @@ struct ion_client {
 	struct ion_device *dev;
 	struct list_head node;
 	struct pid *pid;
+	struct mm_struct *mm;
 	unsigned int heap_mask;
 	struct ion_owner *owner;
 	struct dentry *debugfs;

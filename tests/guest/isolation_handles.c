@@ -9,6 +9,10 @@
  * afterwards the parent's handles are untouched (same buffers, same
  * contents, freed exactly once each).
  *
+ * execve(): a process that replaced its image gets a new client, where
+ * the old image's handles are unknown, even while the old client's
+ * /dev/ion file is still open (here: passed to the test before the exec).
+ *
  * Zeroing: a buffer is zero before its new owner sees it, on every heap
  * and through every path: the fd ABI, the handle ABI, the dma-heap nodes
  * (/dev/dma_heap/ion-*), cached and uncached, and reuse of the same memory
@@ -16,6 +20,7 @@
  * carveout hands the same range back), also when the previous owner was
  * another process.
  */
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "fz_common.h"
@@ -365,14 +370,92 @@ static void test_zeroing(int ion, const struct it_heaps *hs)
 	}
 }
 
-int main(void)
+/* --------------------------------------------------------------------- */
+/* execve()                                                              */
+
+#define EXEC_PROBE	"--exec-probe"
+
+/*
+ * The image after the exec: opens /dev/ion and asks to SHARE handle @arg
+ * of the image before.  Exit code: 0 refused (EINVAL: a new client), 1
+ * shared (the old client's handle), 2 no /dev/ion, 3 another error.
+ */
+static int exec_probe(const char *arg)
+{
+	int ion = it_open(), fd;
+
+	if (ion < 0)
+		return 2;
+	fd = it_share(ion, (ion_user_handle_t)atoi(arg));
+	if (fd >= 0)
+		return 1;
+	return fd == -EINVAL ? 0 : 3;
+}
+
+/* Child: hold a handle, pass the /dev/ion file on @sock, exec the probe. */
+static int exec_child(int sock, unsigned int mask)
+{
+	ion_user_handle_t h;
+	char arg[16];
+	int ion = it_open(), fd;
+
+	if (ion < 0 || it_alloc_handle(ion, 4096, 0, mask, 0, &h))
+		return 10;
+	fd = it_share(ion, h);	/* this image reaches it, of course */
+	if (fd < 0)
+		return 11;
+	close(fd);
+	if (it_send_fd(sock, ion, "i", 1, 0))
+		return 12;
+	snprintf(arg, sizeof(arg), "%d", h);
+	execl("/proc/self/exe", "isolation_handles", EXEC_PROBE, arg,
+	      (char *)NULL);
+	return 13;
+}
+
+static void test_exec(const struct it_heaps *hs)
+{
+	int sv[2], old = -1, status = -1;
+	char c;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		tap_ok(0, "execve: a socket pair");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(exec_child(sv[1], it_heaps_mask(hs)));
+	}
+	close(sv[1]);
+	if (pid > 0)
+		old = it_recv_fd(sv[0], &c, 1, 0);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	tap_ok(old >= 0, "execve: the old image's /dev/ion file stays open here");
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "execve: the new image gets a new client: the old image's handle is not its (SHARE: EINVAL)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		tap_diag("exit status %#x (1: the old client's handle was reached)",
+			 status);
+	if (old >= 0)
+		close(old);
+	close(sv[0]);
+}
+
+int main(int argc, char **argv)
 {
 	struct it_heaps hs;
-	int ion = it_setup(&hs);
+	int ion;
 	char prefix[48];
 
+	if (argc == 3 && !strcmp(argv[1], EXEC_PROBE))
+		return exec_probe(argv[2]);
+	ion = it_setup(&hs);
 	tap_diag("%u heaps", hs.cnt);
 	test_handles(ion, &hs);
+	test_exec(&hs);
 	test_zeroing(ion, &hs);
 	close(ion);
 	fz_client_prefix(prefix, sizeof(prefix));
