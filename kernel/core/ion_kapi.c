@@ -43,12 +43,6 @@
  * dma-buf from ion_share_dma_buf() instead.
  */
 
-/* The cookie a kernel client sees for @handle. */
-static struct ion_handle *ion_kapi_cookie(struct ion_handle *handle)
-{
-	return (struct ion_handle *)(uintptr_t)handle->id;
-}
-
 /*
  * Lock @client and look the handle behind @cookie up.  Returns the handle,
  * with the client's lock held, or NULL (lock not held).
@@ -70,10 +64,17 @@ static struct ion_handle *ion_kapi_lock(struct ion_client *client,
 	return NULL;
 }
 
-/* The cookie of a new or found handle, or its error. */
-static struct ion_handle *ion_kapi_result(struct ion_handle *handle)
+/*
+ * The cookie of a new or found handle, or its error.  From @tag, filled
+ * under the client's lock: once that is dropped another thread of the
+ * driver may free the handle (a double ion_free() is refused by id, but
+ * the pointer would be stale).
+ */
+static struct ion_handle *ion_kapi_result(struct ion_handle *handle,
+					  const struct ion_handle_tag *tag)
 {
-	return IS_ERR(handle) ? handle : ion_kapi_cookie(handle);
+	return IS_ERR(handle) ? handle :
+				(struct ion_handle *)(uintptr_t)tag->id;
 }
 
 /**
@@ -154,7 +155,7 @@ struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 	if (ret)
 		return ERR_PTR(ret);
 	return ion_kapi_result(ion_client_alloc(client, len, align, heap_mask,
-						flags, &tag));
+						flags, &tag), &tag);
 }
 EXPORT_SYMBOL_NS_GPL(ion_alloc, ION);
 ALLOW_ERROR_INJECTION(ion_alloc, ERRNO);
@@ -201,7 +202,7 @@ struct ion_handle *ion_import_fd(struct ion_client *client, int fd)
 
 	if (IS_ERR_OR_NULL(client))
 		return ERR_PTR(-EINVAL);
-	return ion_kapi_result(ion_client_import(client, fd, &tag));
+	return ion_kapi_result(ion_client_import(client, fd, &tag), &tag);
 }
 EXPORT_SYMBOL_NS_GPL(ion_import_fd, ION);
 
@@ -228,7 +229,7 @@ struct ion_handle *ion_import_dma_buf(struct ion_client *client,
 	if (!buffer)
 		return ERR_PTR(-EINVAL);
 	get_dma_buf(dmabuf);
-	return ion_kapi_result(ion_handle_add(client, buffer, &tag));
+	return ion_kapi_result(ion_handle_add(client, buffer, &tag), &tag);
 }
 EXPORT_SYMBOL_NS_GPL(ion_import_dma_buf, ION);
 
