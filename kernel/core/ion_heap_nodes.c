@@ -35,7 +35,10 @@
  * whose node name is taken is refused.  Minor numbers are 2 * heap id
  * (+ 1 for "-uncached"), the mainline-named aliases of
  * ion_heap_aliases.c have the minors above those; heap ids appear
- * nowhere in the node ABI.  The
+ * nowhere in the node ABI.  While ion.ko loads, no node appears until
+ * everything that can fail has succeeded (ion_heap_nodes_publish()): a
+ * failed load frees the module's memory whatever files are open, so a
+ * node opened in the meantime would outlive the code behind it.  The
  * nodes are mode 0600 root like /dev/ion and mainline's nodes
  * (ION_DEV_MODE); udev rules grant a group access per node.
  *
@@ -335,6 +338,12 @@ void ion_heap_node_destroy(struct ion_heap_node *node)
 	put_device(&node->dev);
 }
 
+/*
+ * Whether nodes are created as heaps register: false while ion.ko loads,
+ * until ion_heap_nodes_publish().  Under &ion_device.heap_lock.
+ */
+static bool ion_heap_nodes_live;
+
 /**
  * ion_heap_nodes_add() - create a heap's /dev/dma_heap/ nodes
  * @dev:  the device
@@ -342,7 +351,8 @@ void ion_heap_node_destroy(struct ion_heap_node *node)
  *	  &ion_heap_core
  *
  * Creates ion-<name> (cached) and ion-<name>-uncached, and the heap's
- * mainline names where it has any (ion_heap_aliases.c).
+ * mainline names where it has any (ion_heap_aliases.c); while ion.ko is
+ * loading, nothing yet (ion_heap_nodes_publish() does it).
  *
  * Context: Process context; sleeps; &ion_device.heap_lock held for
  * writing.
@@ -362,6 +372,8 @@ int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap)
 	unsigned int i;
 
 	lockdep_assert_held_write(&dev->heap_lock);
+	if (!ion_heap_nodes_live)
+		return 0;
 	ion_heap_node_short_name(heap->name, short_name, sizeof(short_name));
 	for (i = 0; i < ION_HEAP_NODES; i++) {
 		snprintf(name, sizeof(name), "ion-%s%s", short_name,
@@ -382,6 +394,34 @@ int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap)
 err_remove:
 	ion_heap_nodes_remove(dev, heap);
 	return PTR_ERR(node);
+}
+
+/**
+ * ion_heap_nodes_publish() - create the nodes of the heaps ion.ko loaded
+ * @dev: the device
+ *
+ * The last step of loading ion.ko, after everything that can fail: from
+ * here on heaps get their nodes as they register.  A heap whose nodes
+ * cannot be made stays, without them (said in the log), reachable
+ * through /dev/ion: the load can no longer fail.  Heaps in priority
+ * order, as they registered, so the same heap takes each mainline name.
+ *
+ * Context: Process context (module init).
+ */
+void ion_heap_nodes_publish(struct ion_device *dev)
+{
+	struct ion_heap *heap;
+	int ret;
+
+	percpu_down_write(&dev->heap_lock);
+	ion_heap_nodes_live = true;
+	list_for_each_entry(heap, &dev->heaps, node) {
+		ret = ion_heap_nodes_add(dev, heap);
+		if (ret)
+			pr_warn("ion: heap %s: no dma-heap nodes (%d)\n",
+				heap->name, ret);
+	}
+	percpu_up_write(&dev->heap_lock);
 }
 
 /**

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ion: module init and exit - the device, debugfs, the OOM notifier, the
- * dma-heap node class, the built-in heaps, then /dev/ion; and the way
- * back.
+ * dma-heap node class, the built-in heaps, then /dev/ion and the heaps'
+ * dma-heap nodes; and the way back.
  */
 #include <linux/init.h>
 #include <linux/miscdevice.h>
@@ -27,18 +27,19 @@ static int __init ion_init(void)
 	ret = ion_heap_nodes_init();
 	if (ret)
 		goto err_oom;
-	/*
-	 * Each heap's /dev/dma_heap nodes go live as it registers, and anyone
-	 * allowed may open them at once: a later heap's failure (its heaps
-	 * are torn down) or /dev/ion's is then a failure with nodes in use.
-	 * Nothing else can fail after them.
-	 */
 	ret = ion_heaps_init();
 	if (ret)
 		goto err_heap_nodes;
+	/*
+	 * A failed load frees ion.ko whatever files are open, so what user
+	 * space can open goes live last: /dev/ion, the last step that can
+	 * fail, then the heaps' /dev/dma_heap nodes (a heap whose nodes
+	 * cannot be made stays, reachable through /dev/ion).
+	 */
 	ret = misc_register(&dev->misc);
 	if (ret)
 		goto err_heaps;
+	ion_heap_nodes_publish(dev);
 	return 0;
 
 err_heaps:

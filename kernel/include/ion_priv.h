@@ -496,6 +496,7 @@ struct ion_handle *ion_client_import(struct ion_client *client, int fd,
 int ion_heap_nodes_init(void);
 void ion_heap_nodes_exit(void);
 int ion_heap_nodes_add(struct ion_device *dev, struct ion_heap *heap);
+void ion_heap_nodes_publish(struct ion_device *dev);
 void ion_heap_nodes_remove(struct ion_device *dev, struct ion_heap *heap);
 struct ion_heap_node *ion_heap_node_create(struct ion_heap *heap,
 					   const char *name,

@@ -10,7 +10,8 @@
  * (Debian's arm64 kernel has no DMA-BUF heaps: there the comparisons are
  * skipped and the ion nodes' own cases still run); the client's lifetime;
  * and a clean unload that takes the nodes away, leaves every other
- * dma-heap node in place, and a reload that brings them back.
+ * dma-heap node in place, a load that fails late without ever showing a
+ * node (counted in uevents), and a reload that brings them back.
  *
  * "Mainline's system" is /dev/dma_heap/system only where the kernel's own
  * heap class has it (/sys/class/dma_heap/system); elsewhere that name may
@@ -19,6 +20,9 @@
  * aliases: everything up to node_cases() is shared.
  */
 #include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
 
 #include <linux/dma-heap.h>
 
@@ -508,6 +512,80 @@ static const char *list_other_nodes(char *buf, size_t size)
 	return buf;
 }
 
+/* A socket that receives the kernel's uevents, non-blocking; or -1. */
+static int uevent_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+	int size = 1 << 20;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The "add" uevents of dma-heap node devices queued on @fd; -1 on loss. */
+static int uevent_node_adds(int fd)
+{
+	char msg[4096];
+	int n = 0, add, ours;
+	ssize_t len, i;
+
+	while ((len = recv(fd, msg, sizeof(msg) - 1, 0)) > 0) {
+		msg[len] = 0;
+		add = !strncmp(msg, "add@", 4);
+		ours = 0;
+		for (i = 0; i < len; i += strlen(msg + i) + 1)
+			ours |= !strcmp(msg + i, "SUBSYSTEM=ion_dma_heap");
+		n += add && ours;
+	}
+	return len < 0 && errno == ENOBUFS ? -1 : n;
+}
+
+/*
+ * A load that fails late - the carveout's parameter malformed, after the
+ * DMA and auto heaps were set up - must not have shown a node meanwhile:
+ * the failed load frees ion.ko's memory, and a file opened on a node in
+ * that window would outlive the code behind it.  ion.ko is unloaded.
+ */
+static void failed_load_case(void)
+{
+	int nl = uevent_open(), ret, adds;
+
+	if (!tap_ok(nl >= 0, "a uevent socket"))
+		return;
+	ret = system("modprobe ion carveout_memmap=bogus 2>/dev/null");
+	adds = uevent_node_adds(nl);
+	close(nl);
+	if (!ret) {
+		fz_unload("ion");
+		tap_skip("a load that fails late shows no dma-heap node",
+			 "this kernel ignores carveout_memmap= (no ZONE_DEVICE)");
+		return;
+	}
+	tap_ok(!fz_module_loaded("ion"),
+	       "a load with a malformed carveout_memmap= fails");
+	tap_ok(adds == 0,
+	       "and showed no dma-heap node meanwhile (%d node add uevents)",
+	       adds);
+	/* the same socket sees a good load's nodes: the count is real */
+	nl = uevent_open();
+	ret = system("modprobe ion");
+	adds = nl >= 0 ? uevent_node_adds(nl) : -1;
+	if (nl >= 0)
+		close(nl);
+	tap_ok(!ret && adds >= 2 * 2,
+	       "a good load's nodes do send add uevents (%d)", adds);
+	if (fz_unload("ion"))
+		tap_diag("rmmod ion after the good load failed");
+}
+
 static void unload_cases(void)
 {
 	int hfd = dh_open("ion-system"), ret;
@@ -539,6 +617,7 @@ static void unload_cases(void)
 		tap_ok(it_wait_path(DH_MAINLINE, 1), "mainline's system node stays");
 	tap_ok(!strcmp(list_other_nodes(after, sizeof(after)), before),
 	       "the other dma-heap nodes stay (%s)", *before ? before : "none");
+	failed_load_case();
 	tap_ok(!system("modprobe ion") && it_wait_path(DH_DIR "/ion-system", 1),
 	       "modprobe ion brings the nodes back");
 	hfd = dh_open("ion-system");
