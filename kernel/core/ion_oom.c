@@ -54,11 +54,13 @@
  *   replaces its image with execve()) while another process still holds
  *   the buffer, the buffer counts in no live process's RSS: the charge
  *   stays with the dead address space until the buffer is freed.  What a
- *   user can hide that way is bounded by the per-user quota (ion_quota.c,
- *   half of RAM by default for an ordinary user) and, for system and
- *   system-contig buffers of a task in a memory cgroup, by the cgroup's
- *   charge, both of which count the buffer against the allocator for its
- *   whole life.
+ *   user can hide that way is bounded by the per-user quotas (ion_quota.c:
+ *   by default half of RAM, or of the heap's size, on each heap - so across
+ *   the heaps up to about all of RAM, less the reserve the heaps keep;
+ *   set uid_max_kb lower where that matters) and,
+ *   for system and system-contig buffers of a task in a memory cgroup, by
+ *   the cgroup's charge, both of which count the buffer against the
+ *   allocator for its whole life.
  *
  * A charged buffer holds a reference on the mm_struct (mmgrab(), not the
  * address space: a dead allocator's mm_struct, a few KiB, stays until its
@@ -74,11 +76,12 @@
  * done exiting, ion's OOM notifier reports memory on its way, so the
  * allocation that ran out retries instead; for one victim at most
  * %ION_OOM_WAIT (the OOM reaper's own grace period) without its charge
- * going down, so a victim stuck in its exit cannot hold the OOM killer
- * back for good, while one still closing its buffers on a slow or loaded
- * machine (a 7.3 guest beside other guests took longer than 2 s to free
- * 1.5 GiB, and the OOM killer killed the innocent process too) is
- * waited for.  A victim whose
+ * going down, and %ION_OOM_WAIT_MAX (30 s) in all, so a victim stuck in
+ * its exit cannot hold the OOM killer back for good (not even while
+ * another process frees its buffers one by one), while one still closing
+ * its buffers on a slow or loaded machine (a 7.3 guest beside other
+ * guests took longer than 2 s to free 1.5 GiB, and the OOM killer killed
+ * the innocent process too) is waited for.  A victim whose
  * buffers other processes still hold is done exiting with the charge
  * still there: the OOM killer goes on at once.  Memory cgroup OOMs call
  * no notifier and do not wait.
@@ -139,6 +142,8 @@ void ion_oom_uncharge(struct ion_core_buffer *buffer)
 }
 
 #define ION_OOM_WAIT	(2 * HZ)
+/* Longest wait for one victim, however it progresses. */
+#define ION_OOM_WAIT_MAX	(15 * ION_OOM_WAIT)
 
 /* Has @p, an OOM victim, a thread that may still close its files? */
 static bool ion_oom_exiting(struct task_struct *p)
@@ -180,7 +185,7 @@ static struct mm_struct *ion_oom_pending(unsigned long *pages)
 static int ion_oom_notify(struct notifier_block *nb, unsigned long unused,
 			  void *parm)
 {
-	static unsigned long since, left;
+	static unsigned long first, since, left;
 	static struct mm_struct *victim;
 	unsigned long *freed = parm, pages = 0;
 	struct mm_struct *mm;
@@ -190,13 +195,20 @@ static int ion_oom_notify(struct notifier_block *nb, unsigned long unused,
 	rcu_read_unlock();
 	if (!mm)
 		return NOTIFY_DONE;
-	/* A victim still giving buffers back gets the grace period anew. */
+	if (mm != victim)
+		first = jiffies;
+	/*
+	 * A victim still giving buffers back gets the grace period anew, but
+	 * not for ever: a stuck victim whose buffers another process frees
+	 * one by one would hold the OOM killer back as long as it liked.
+	 */
 	if (mm != victim || pages < left) {
 		victim = mm;
 		since = jiffies;
 	}
 	left = pages;
-	if (time_after(jiffies, since + ION_OOM_WAIT))
+	if (time_after(jiffies, since + ION_OOM_WAIT) ||
+	    time_after(jiffies, first + ION_OOM_WAIT_MAX))
 		return NOTIFY_DONE;
 	(*freed)++;
 	return NOTIFY_OK;
