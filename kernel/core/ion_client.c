@@ -75,9 +75,11 @@ static struct ion_client *ion_client_create_locked(struct ion_device *dev,
  *
  * Finds the client of the caller's thread group and address space, or
  * creates it, named "<comm>-<tgid>".  A process that replaced its image
- * with execve() gets a new client, even while a file of the old one is
- * still open (inherited by a child, or passed on): the new program never
- * shares a handle table with the old one, or with whoever holds its file.
+ * with execve() gets a new client at its next open, even while a file of
+ * the old one is still open (inherited by a child, or passed on): what
+ * the new program opens never reaches the old program's handles.  A
+ * /dev/ion fd it kept across execve() (no O_CLOEXEC) is still the old
+ * client's, as an inherited fd is.
  *
  * Context: Process context; sleeps.
  * Return: the client with a new reference, or ERR_PTR(-ENOMEM).

@@ -49,8 +49,9 @@
  * maps memory, so reading debugfs never waits for an allocation and
  * delays one by one batch at most.  The one exception is the quota file
  * (ion_quota.c), which reads under &ion_device.heap_lock (read) and then
- * &ion_device.client_lock, never both: heap registration and client open
- * and close may wait for it, allocations do not.
+ * &ion_device.client_lock, never both: heap registration, client open
+ * and close, and the free of a gone client's last buffer (ion_owner.c)
+ * may wait for it; allocations do not.
  *
  * dma_buf_put() may run under &ion_client.lock: the last put of a dma-buf
  * file is deferred by the VFS (task work or a workqueue), so a buffer is

@@ -32,7 +32,8 @@
  * mappings, no CPU cache maintenance).  Nodes come and go with their
  * heap: ion_device_add_heap() creates them and ion_device_remove_heap()
  * removes them, both under &ion_device.heap_lock held for writing; a heap
- * whose node name is taken is refused.  Minor numbers are 2 * heap id
+ * registered after ion.ko loaded whose node name is taken is refused (a
+ * built-in one keeps its heap without nodes, as below).  Minor numbers are 2 * heap id
  * (+ 1 for "-uncached"), the mainline-named aliases of
  * ion_heap_aliases.c have the minors above those; heap ids appear
  * nowhere in the node ABI.  While ion.ko loads, no node appears until

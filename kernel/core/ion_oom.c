@@ -193,8 +193,11 @@ static int ion_oom_notify(struct notifier_block *nb, unsigned long unused,
 	rcu_read_lock();
 	mm = ion_oom_pending(&pages);
 	rcu_read_unlock();
-	if (!mm)
+	if (!mm) {
+		/* A later victim at the same address is a new one. */
+		victim = NULL;
 		return NOTIFY_DONE;
+	}
 	if (mm != victim)
 		first = jiffies;
 	/*

@@ -20,7 +20,8 @@
  * quota (ion_quota.c).  A buffer keeps its owner as long as it lives, so a
  * client that goes (its process closed its last /dev/ion or heap node
  * file, or exited) may leave an orphaned owner behind, still counting the
- * buffers the process holds as dma-buf fds.
+ * buffers it allocated that live on (held by anyone: dma-buf fds,
+ * mappings, importers), until the last of them is freed.
  *
  * A process's orphaned owner is its next client's owner: a process that
  * closes /dev/ion and opens it again (or a heap node) gets a new client

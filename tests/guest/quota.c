@@ -134,7 +134,7 @@ static void test_client_reopen(long pg)
 	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
 	struct it_worker a;
 	struct it_reply r;
-	char who[48];
+	char who[48], comm[32];
 
 	set_limit("uid_max_kb", 0, 0);
 	set_limit("client_max_kb", 0, 512);
@@ -145,8 +145,8 @@ static void test_client_reopen(long pg)
 		return;
 	}
 	fill_to_limit(&a, 512 * 1024, pg, sys, "reopen: client limit 512 KiB");
-	snprintf(who, sizeof(who), "%s-%d", program_invocation_short_name,
-		 (int)a.pid);
+	it_comm(comm, sizeof(comm));	/* the worker's, a fork of ours */
+	snprintf(who, sizeof(who), "%s-%d", comm, (int)a.pid);
 	r = it_worker_reopen(&a, false);
 	tap_ok(!r.err, "reopen: the process closes /dev/ion, keeping its fds");
 	tap_ok(it_quota_bytes(ION_SYSTEM_HEAP_NAME, "client", who) ==
