@@ -12,6 +12,25 @@
 #define IOC_RW_ARTICLE(nr, size) \
 	_IOC(_IOC_READ | _IOC_WRITE, ION_IOC_MAGIC, nr, size)
 
+/*
+ * A node's ALLOC that does not read back (no _IOC_READ, or a struct too
+ * short to hold the fd) allocates, as mainline's does, but tells us
+ * nothing of the new fd: it stays open and its buffer alive until the
+ * worker process exits.  Enough such calls cover that path; past
+ * UNKNOWN_FDS_MAX in a worker process such a command becomes
+ * DMA_HEAP_IOCTL_ALLOC itself, so that a long run fills neither the fd
+ * table (EMFILE everywhere) nor memory.
+ */
+#define UNKNOWN_FDS_MAX	64
+static int unknown_fds;		/* __atomic */
+
+/* Would @cmd on a node allocate an fd we never learn? */
+static int node_alloc_unknown(unsigned long cmd)
+{
+	return _IOC_NR(cmd) == 0 &&
+	       (!(_IOC_DIR(cmd) & _IOC_READ) || _IOC_SIZE(cmd) < 12);
+}
+
 struct known {
 	unsigned long cmd;
 	const char *name;
@@ -123,6 +142,9 @@ void op_random_cmd(struct thr *t)
 	/* now and then exactly a known command, with random bytes */
 	if (tab && one_in(t, 3))
 		c.cmd = tab[below(t, ntab)].cmd;
+	if (c.fd_kind == K_NODE && node_alloc_unknown(c.cmd) &&
+	    __atomic_load_n(&unknown_fds, __ATOMIC_RELAXED) >= UNKNOWN_FDS_MAX)
+		c.cmd = DMA_HEAP_IOCTL_ALLOC;
 	for (i = 0; i < ntab; i++)
 		if (tab[i].cmd == c.cmd)
 			k = &tab[i];
@@ -182,8 +204,9 @@ void op_random_cmd(struct thr *t)
 	 * leaves the fd unknown to us (bytes 8-11 are still our own zero,
 	 * so recording them would take fd 0 for a dma-buf).
 	 */
-	if (c.fd_kind == K_NODE && _IOC_NR(c.cmd) == 0 && size >= 12 &&
-	    (_IOC_DIR(c.cmd) & _IOC_READ)) {
+	if (c.fd_kind == K_NODE && node_alloc_unknown(c.cmd)) {
+		__atomic_fetch_add(&unknown_fds, 1, __ATOMIC_RELAXED);
+	} else if (c.fd_kind == K_NODE && _IOC_NR(c.cmd) == 0) {
 		int nfd;
 
 		memcpy(&nfd, p + 8, sizeof(nfd));
