@@ -168,6 +168,9 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	 */
 	if (IS_ERR_OR_NULL(dev) || cc_platform_has(CC_ATTR_MEM_ENCRYPT))
 		return -ENOMEM;
+	/* One sg entry, whose length is an unsigned int: chunks beyond. */
+	if (buffer->size > ION_CHUNK_MAX)
+		return -ENOMEM;
 	/* No OOM killer, even for the small orders the allocator retries. */
 	page = dma_alloc_pages(dev, buffer->size, &ab->dma, DMA_BIDIRECTIONAL,
 			       GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);

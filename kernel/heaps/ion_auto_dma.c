@@ -3,6 +3,7 @@
  * ion: the auto heap's own DMA devices, one per DMA mask width, through
  * which it allocates contiguous backings.
  */
+#include <asm/barrier.h>
 #include <linux/bitops.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
@@ -73,7 +74,8 @@ struct device *ion_auto_dma_dev(u64 limit)
 
 	if (bits < ION_AUTO_DMA_MIN_BITS)
 		return NULL;
-	pdev = READ_ONCE(ion_auto_dma_pdev[bits]);
+	/* Acquire: the device's DMA masks, set before it was published. */
+	pdev = smp_load_acquire(&ion_auto_dma_pdev[bits]);
 	if (pdev)
 		return &pdev->dev;
 	mutex_lock(&ion_auto_dma_lock);
@@ -81,7 +83,7 @@ struct device *ion_auto_dma_dev(u64 limit)
 	if (!pdev) {
 		pdev = platform_device_register_full(&info);
 		if (!IS_ERR(pdev))
-			WRITE_ONCE(ion_auto_dma_pdev[bits], pdev);
+			smp_store_release(&ion_auto_dma_pdev[bits], pdev);
 	}
 	mutex_unlock(&ion_auto_dma_lock);
 	return IS_ERR(pdev) ? ERR_CAST(pdev) : &pdev->dev;
