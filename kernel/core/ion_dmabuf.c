@@ -33,7 +33,9 @@
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
  * attached device; a device without a DMA mask may attach (an importer
  * for CPU access), but its map is refused with -EINVAL, where the DMA API
- * would warn and map nothing.  Every mapping is made with
+ * would warn and map nothing.  An attachment is mapped once at a time: a
+ * second map_dma_buf before the first one's unmap gets -EBUSY.  Every
+ * mapping is made with
  * DMA_ATTR_SKIP_CPU_SYNC,
  * followed by an explicit dma_sync_sgtable_for_device() (and unmapped
  * after a dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb
@@ -56,6 +58,10 @@
  * User mappings are write-combined for uncached buffers.  Without a heap
  * map_user op the pages of the sg table are remapped chunk by chunk,
  * starting vm_pgoff pages into the buffer, and never past its end.  A
+ * private mapping (MAP_PRIVATE: copy-on-write) works only within one
+ * chunk: remap_pfn_range() maps such a mapping only whole, so one that
+ * spans chunks fails with -EINVAL (mainline's heaps refuse it or fail
+ * alike), and a deferred heap's buffer has been backed by then.  A
  * deferred heap's buffer mapped before its first use is not backed by
  * the mmap: its first page fault is the first use, and pages are then
  * inserted one by one as they are touched.  Kernel
@@ -67,16 +73,19 @@
  * @dev:    the importing device
  * @table:  the attachment's own copy of the buffer's sg table
  * @node:   entry in &ion_core_buffer.attachments
+ * @busy:   a mapping of @table is being made or stands, until its unmap:
+ *	    the attachment has one table, so a second map is refused
  * @mapped: @table is DMA-mapped for @dev
  * @dir:    direction of that mapping
  *
- * Lives from attach to detach; @node, @mapped and @dir are under the
- * buffer's lock.
+ * Lives from attach to detach; @node, @busy, @mapped and @dir are under
+ * the buffer's lock.
  */
 struct ion_attachment {
 	struct device *dev;
 	struct sg_table table;
 	struct list_head node;
+	bool busy;
 	bool mapped;
 	enum dma_data_direction dir;
 };
@@ -298,7 +307,10 @@ void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
 /*
  * Every mapping skips the CPU sync and is synced by hand (DOC).  The
  * buffer counts the mapping from before its table is built until it is
- * unmapped, so that its backing cannot move under it.
+ * unmapped, so that its backing cannot move under it.  An attachment is
+ * mapped once at a time: mapping its one table again would overwrite the
+ * first mapping's DMA addresses (leaking its IOVAs or bounce slots) and
+ * unmap them twice; -EBUSY instead.
  */
 static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 				       enum dma_data_direction dir)
@@ -310,10 +322,14 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	if (!a->dev->dma_mask)
 		return ERR_PTR(-EINVAL);	/* no DMA at all (DOC) */
 	mutex_lock(&buffer->lock);
-	if (!a->table.sgl)
+	if (a->busy)
+		ret = -EBUSY;
+	else if (!a->table.sgl)
 		ret = ion_attachment_table(buffer, a);
-	if (!ret)
+	if (!ret) {
+		a->busy = true;
 		buffer->map_count++;
+	}
 	mutex_unlock(&buffer->lock);
 	if (ret)
 		return ERR_PTR(ret);
@@ -331,6 +347,7 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 
 err_uncount:
 	mutex_lock(&buffer->lock);
+	a->busy = false;
 	buffer->map_count--;
 	mutex_unlock(&buffer->lock);
 	return ERR_PTR(ret);
@@ -350,6 +367,7 @@ static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 	dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
 	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	mutex_lock(&buffer->lock);
+	a->busy = false;
 	buffer->map_count--;
 	mutex_unlock(&buffer->lock);
 }

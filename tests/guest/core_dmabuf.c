@@ -7,7 +7,9 @@
  * importer with no DMA mask (ion_test's NOMASK mode: a root device, for
  * CPU access only) attaches to a buffer of every heap, its map is refused
  * with EINVAL (the DMA API would warn and map nothing), CPU syncs work
- * with it attached, and it detaches.  Also mmap bounds and handle id reuse.
+ * with it attached, and it detaches.  An attachment mapped a second time
+ * while its first mapping stands gets EBUSY (ion_test's PROBE_TWICE).
+ * Also mmap bounds and handle id reuse.
  */
 #include <sys/wait.h>
 
@@ -111,6 +113,24 @@ static void nomask_case(int ion, int tfd, const struct it_heap *h)
 		close(buf);
 }
 
+/* An attachment is mapped once at a time: the second map gets EBUSY. */
+static void twice_case(int ion, int tfd, const struct it_heap *h)
+{
+	struct ion_test_import imp = { 0 };
+	int buf, imported;
+
+	buf = it_alloc_fd(ion, 16 * it_page(), 1U << h->id, ION_FLAG_CACHED);
+	imported = buf < 0 ? buf : ht_import(tfd, buf,
+					     ION_TEST_MODE_PROBE_TWICE, &imp);
+	tap_ok(!imported && imp.dma_err == -EBUSY,
+	       "%s: an attachment mapped again while mapped gets EBUSY (import %d, second map %d)",
+	       h->name, imported, imp.dma_err);
+	if (!imported && ht_release(tfd, imp.slot))
+		tap_diag("%s: release of the import failed", h->name);
+	if (buf >= 0)
+		close(buf);
+}
+
 static void nomask_cases(int ion, const struct it_heaps *hs)
 {
 	int tfd = ht_test_open();
@@ -123,8 +143,10 @@ static void nomask_cases(int ion, const struct it_heaps *hs)
 			tap_skip(h->name, "no ion_test");
 		else if (!it_heap_find(hs, h->name))
 			tap_skip(h->name, "heap not registered");
-		else
+		else {
 			nomask_case(ion, tfd, h);
+			twice_case(ion, tfd, h);
+		}
 	}
 	if (tfd >= 0)
 		close(tfd);

@@ -74,6 +74,12 @@ struct ion_test_info {
  * map's result (ion: -EINVAL).  The attachment stays, unmapped.
  */
 #define ION_TEST_MODE_NOMASK	6
+/*
+ * as PROBE, then the same attachment mapped a second time while the
+ * first mapping stands: @dma_err is that second map's result (ion:
+ * -EBUSY); a second mapping that succeeded is undone at once
+ */
+#define ION_TEST_MODE_PROBE_TWICE	7
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument

@@ -231,11 +231,30 @@ static int ion_test_import_nomask(struct ion_test_slot_data *s,
 	return 0;
 }
 
+/* PROBE_TWICE: the probe device's attachment mapped, then again. */
+static int ion_test_import_twice(struct ion_test_slot_data *s,
+				 struct ion_test_import *arg)
+{
+	struct sg_table *sgt;
+	int ret;
+
+	ret = ion_test_attach(s, ion_test_probe_device());
+	if (ret)
+		return ret;
+	sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
+	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
+	if (!IS_ERR(sgt))
+		dma_buf_unmap_attachment_unlocked(s->attach, sgt,
+						  DMA_BIDIRECTIONAL);
+	return 0;
+}
+
 /*
  * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
  * device attached first for PROBE_EDU.  PROBE: the probe device alone.
  * NOMASK: the mask-less device attached alone, its map refused.
+ * PROBE_TWICE: the probe device's attachment mapped twice.
  */
 static int ion_test_import_dmabuf(struct ion_test_file *tf,
 				  struct ion_test_slot_data *s,
@@ -254,6 +273,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		arg->dma_err = ion_test_attach(s, ion_test_probe_device());
 		return 0;
 	}
+	if (s->mode == ION_TEST_MODE_PROBE_TWICE)
+		return ion_test_import_twice(s, arg);
 	if (!dev) {
 		arg->dma_err = -ENODEV;
 		return 0;
@@ -341,7 +362,7 @@ long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_NOMASK)
+	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE_TWICE)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])
