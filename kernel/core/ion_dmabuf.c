@@ -57,11 +57,8 @@
  *
  * User mappings are write-combined for uncached buffers.  Without a heap
  * map_user op the pages of the sg table are remapped chunk by chunk,
- * starting vm_pgoff pages into the buffer, and never past its end.  A
- * private mapping (MAP_PRIVATE: copy-on-write) works only within one
- * chunk: remap_pfn_range() maps such a mapping only whole, so one that
- * spans chunks fails with -EINVAL (mainline's heaps refuse it or fail
- * alike), and a deferred heap's buffer has been backed by then.  A
+ * starting vm_pgoff pages into the buffer, and never past its end (a
+ * private one within one chunk only: ion_dmabuf_mmap.c).  A
  * deferred heap's buffer mapped before its first use is not backed by
  * the mmap: its first page fault is the first use, and pages are then
  * inserted one by one as they are touched.  Kernel
@@ -307,10 +304,9 @@ void ion_dmabuf_devices(struct ion_core_buffer *buffer, char *buf,
 /*
  * Every mapping skips the CPU sync and is synced by hand (DOC).  The
  * buffer counts the mapping from before its table is built until it is
- * unmapped, so that its backing cannot move under it.  An attachment is
- * mapped once at a time: mapping its one table again would overwrite the
- * first mapping's DMA addresses (leaking its IOVAs or bounce slots) and
- * unmap them twice; -EBUSY instead.
+ * unmapped, so that its backing cannot move under it.  A second map of
+ * the attachment's one table would overwrite the first one's DMA
+ * addresses (leaking IOVAs or bounce slots) and unmap them twice.
  */
 static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 				       enum dma_data_direction dir)

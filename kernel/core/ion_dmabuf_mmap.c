@@ -3,6 +3,12 @@
  * ion: user mappings of a buffer (dma_buf_ops.mmap, ion_dmabuf.c), and
  * the fault handler of a deferred heap's buffer mapped before its first
  * use.
+ *
+ * A private mapping (MAP_PRIVATE: copy-on-write) works only within one
+ * chunk of the buffer: remap_pfn_range() maps such a mapping only whole,
+ * so one that spans chunks fails with -EINVAL (mainline's heaps refuse
+ * it, or fail alike), and a deferred heap's buffer has been backed by
+ * then.
  */
 #include <linux/dma-buf.h>
 #include <linux/err.h>

@@ -83,6 +83,7 @@ struct device *ion_auto_dma_dev(u64 limit)
 	if (!pdev) {
 		pdev = platform_device_register_full(&info);
 		if (!IS_ERR(pdev))
+			/* Release: its DMA masks before the pointer. */
 			smp_store_release(&ion_auto_dma_pdev[bits], pdev);
 	}
 	mutex_unlock(&ion_auto_dma_lock);
