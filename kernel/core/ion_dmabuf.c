@@ -31,11 +31,12 @@
  * addresses, with the chunks split into segments the device takes (its
  * dma_get_max_seg_size(), 64 KiB without dma_parms, and segment
  * boundary); map_dma_buf maps that copy with dma_map_sgtable() for the
- * attached device; a device without a DMA mask may attach (an importer
- * for CPU access), but its map is refused with -EINVAL, where the DMA API
- * would warn and map nothing.  An attachment is mapped once at a time: a
- * second map_dma_buf before the first one's unmap gets -EBUSY.  Every
- * mapping is made with
+ * attached device and gives the importer a copy of the mapped table
+ * (the core may scramble what it gives out: ion_dmabuf_sg.c); a device
+ * without a DMA mask may attach (an importer for CPU access), but its map
+ * is refused with -EINVAL, where the DMA API would warn and map nothing.
+ * An attachment is mapped once at a time: a second map_dma_buf before the
+ * first one's unmap gets -EBUSY.  Every mapping is made with
  * DMA_ATTR_SKIP_CPU_SYNC,
  * followed by an explicit dma_sync_sgtable_for_device() (and unmapped
  * after a dma_sync_sgtable_for_cpu()): the same maintenance and swiotlb
@@ -70,6 +71,8 @@
  * @dev:    the importing device
  * @table:  the attachment's own copy of the buffer's sg table
  * @node:   entry in &ion_core_buffer.attachments
+ * @export: while mapped, the copy of @table its importer got
+ *	    (ion_sg_table_export())
  * @busy:   a mapping of @table is being made or stands, until its unmap:
  *	    the attachment has one table, so a second map is refused
  * @mapped: @table is DMA-mapped for @dev
@@ -81,79 +84,12 @@
 struct ion_attachment {
 	struct device *dev;
 	struct sg_table table;
+	struct sg_table export;
 	struct list_head node;
 	bool busy;
 	bool mapped;
 	enum dma_data_direction dir;
 };
-
-/*
- * The next piece of a chunk at @phys with @left bytes for a device taking
- * segments of at most @max bytes that do not cross a @boundary (mask).
- */
-static unsigned int ion_sg_piece(phys_addr_t phys, unsigned int left,
-				 unsigned int max, unsigned long boundary)
-{
-	unsigned int len = min(left, max);
-	u64 next;
-
-	if (boundary != ULONG_MAX) {
-		next = ((u64)phys | boundary) + 1;
-		if (phys + len > next)
-			len = next - phys;
-	}
-	return len;
-}
-
-/*
- * Copy @src into @dst (or only count the entries when @dst is NULL),
- * splitting chunks into segments @dev can take: DMA-API debugging calls a
- * longer one, or one across the segment boundary, a bug of whoever built
- * the list (and an importer without dma_parms takes 64 KiB); nor may one
- * exceed what the device's DMA path maps at once (swiotlb bounces at most
- * 256 KiB: with swiotlb=force a 1 MiB segment failed with -EIO).
- */
-static int ion_sg_table_split(const struct sg_table *src,
-			      struct sg_table *dst, struct device *dev)
-{
-	/* dma_max_mapping_size() reads the mask: a device may have none. */
-	unsigned int max = min_t(size_t, dma_get_max_seg_size(dev),
-				 dev->dma_mask ? dma_max_mapping_size(dev) :
-						 SIZE_MAX);
-	unsigned long boundary = dma_get_seg_boundary(dev);
-	struct scatterlist *s, *d = dst ? dst->sgl : NULL;
-	unsigned int i, left, len;
-	phys_addr_t phys;
-	int n = 0;
-
-	max = max_t(unsigned int, max, PAGE_SIZE);
-	for_each_sgtable_sg(src, s, i) {
-		phys = sg_phys(s);
-		for (left = s->length; left; left -= len, phys += len) {
-			len = ion_sg_piece(phys, left, max, boundary);
-			if (d) {
-				sg_set_page(d, pfn_to_page(PHYS_PFN(phys)), len,
-					    offset_in_page(phys));
-				d = sg_next(d);
-			}
-			n++;
-		}
-	}
-	return n;
-}
-
-static int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
-			    struct device *dev)
-{
-	int ret;
-
-	ret = sg_alloc_table(dst, ion_sg_table_split(src, NULL, dev),
-			     GFP_KERNEL);
-	if (ret)
-		return ret;
-	ion_sg_table_split(src, dst, dev);
-	return 0;
-}
 
 /* Build @a's own table from the buffer's backing (backing it if need be). */
 static int ion_attachment_table(struct ion_core_buffer *buffer,
@@ -333,14 +269,19 @@ static struct sg_table *ion_dmabuf_map(struct dma_buf_attachment *attach,
 	      dma_map_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_uncount;
+	ret = ion_sg_table_export(&a->table, &a->export);
+	if (ret)
+		goto err_unmap;
 	dma_sync_sgtable_for_device(a->dev, &a->table, dir);
 	mutex_lock(&buffer->lock);
 	a->mapped = true;
 	a->dir = dir;
 	mutex_unlock(&buffer->lock);
 	trace_ion_map(buffer, a->dev, dir, &a->table);
-	return &a->table;
+	return &a->export;
 
+err_unmap:
+	dma_unmap_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
 err_uncount:
 	mutex_lock(&buffer->lock);
 	a->busy = false;
@@ -350,18 +291,20 @@ err_uncount:
 }
 ALLOW_ERROR_INJECTION(ion_dmabuf_map, ERRNO);	/* an ERR_PTR(-errno) */
 
+/* @sgt is the importer's copy (a->export): ion unmaps its own table. */
 static void ion_dmabuf_unmap(struct dma_buf_attachment *attach,
 			     struct sg_table *sgt, enum dma_data_direction dir)
 {
 	struct ion_core_buffer *buffer = attach->dmabuf->priv;
 	struct ion_attachment *a = attach->priv;
 
-	trace_ion_unmap(buffer, a->dev, dir, sgt);
+	trace_ion_unmap(buffer, a->dev, dir, &a->table);
 	mutex_lock(&buffer->lock);
 	a->mapped = false;
 	mutex_unlock(&buffer->lock);
-	dma_sync_sgtable_for_cpu(a->dev, sgt, dir);
-	dma_unmap_sgtable(a->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	dma_sync_sgtable_for_cpu(a->dev, &a->table, dir);
+	dma_unmap_sgtable(a->dev, &a->table, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(&a->export);
 	mutex_lock(&buffer->lock);
 	a->busy = false;
 	buffer->map_count--;

@@ -492,6 +492,11 @@ struct ion_handle *ion_client_alloc(struct ion_client *client, u64 len,
 struct ion_handle *ion_client_import(struct ion_client *client, int fd,
 				     struct ion_handle_tag *tag);
 
+/* ion_dmabuf_sg.c */
+int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
+		     struct device *dev);
+int ion_sg_table_export(const struct sg_table *mapped, struct sg_table *out);
+
 /* ion_heap_nodes.c */
 int ion_heap_nodes_init(void);
 void ion_heap_nodes_exit(void);

@@ -80,6 +80,14 @@ struct ion_test_info {
  * -EBUSY); a second mapping that succeeded is undone at once
  */
 #define ION_TEST_MODE_PROBE_TWICE	7
+/*
+ * as PROBE, then the DMA addresses of the table this importer got are
+ * changed (as CONFIG_DMABUF_DEBUG changes its page links) and the CPU
+ * accesses the buffer (begin and end): the exporter must sync, and at
+ * release unmap, its own table, which DMA-API debugging checks; @dma_err
+ * is the CPU access's result
+ */
+#define ION_TEST_MODE_PROBE_SCRAMBLE	8
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument

@@ -249,12 +249,39 @@ static int ion_test_import_twice(struct ion_test_slot_data *s,
 	return 0;
 }
 
+/* Bits PROBE_SCRAMBLE flips in each DMA address: none ever mapped. */
+#define ION_TEST_SCRAMBLE	(0x5a5aULL << 28)
+
+/*
+ * PROBE_SCRAMBLE: the probe device's mapping, then its table changed
+ * and a CPU access; it stays mapped, changed, until the release.
+ */
+static int ion_test_import_scramble(struct ion_test_slot_data *s,
+				    struct ion_test_import *arg)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret;
+
+	ret = ion_test_attach(s, ion_test_probe_device());
+	if (ret)
+		return ret;
+	for_each_sgtable_dma_sg(s->dma_sgt, sg, i)
+		sg_dma_address(sg) ^= ION_TEST_SCRAMBLE;
+	arg->dma_err = dma_buf_begin_cpu_access(s->dmabuf, DMA_BIDIRECTIONAL);
+	if (!arg->dma_err)
+		arg->dma_err = dma_buf_end_cpu_access(s->dmabuf,
+						      DMA_BIDIRECTIONAL);
+	return 0;
+}
+
 /*
  * DMABUF: edu after a preflight.  EDU_FIRST, PROBE_EDU: no preflight, the
  * exporter chooses memory edu reaches (ion's auto heap), and the probe
  * device attached first for PROBE_EDU.  PROBE: the probe device alone.
  * NOMASK: the mask-less device attached alone, its map refused.
  * PROBE_TWICE: the probe device's attachment mapped twice.
+ * PROBE_SCRAMBLE: the probe device's table changed, then a CPU access.
  */
 static int ion_test_import_dmabuf(struct ion_test_file *tf,
 				  struct ion_test_slot_data *s,
@@ -275,6 +302,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 	}
 	if (s->mode == ION_TEST_MODE_PROBE_TWICE)
 		return ion_test_import_twice(s, arg);
+	if (s->mode == ION_TEST_MODE_PROBE_SCRAMBLE)
+		return ion_test_import_scramble(s, arg);
 	if (!dev) {
 		arg->dma_err = -ENODEV;
 		return 0;
@@ -362,7 +391,8 @@ long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || !arg.mode || arg.mode > ION_TEST_MODE_PROBE_TWICE)
+	if (arg.reserved || !arg.mode ||
+	    arg.mode > ION_TEST_MODE_PROBE_SCRAMBLE)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])
