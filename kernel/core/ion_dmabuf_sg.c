@@ -10,6 +10,7 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
+#include "ion_compat.h"
 #include "ion_priv.h"
 
 /*
@@ -93,8 +94,8 @@ int ion_sg_table_dup(const struct sg_table *src, struct sg_table *dst,
  * ion_sg_table_export() - a mapped table's copy, for its importer
  * @mapped: an attachment's table, DMA-mapped
  * @out:    the copy: each entry's page, offset and length, and the DMA
- *	    address and length of the first @mapped->nents (the mapped
- *	    segments), which is also its nents
+ *	    address, length and flags of the first @mapped->nents (the
+ *	    mapped segments), which is also its nents
  *
  * The dma-buf core may scramble the page links of the table an importer
  * gets until just before its unmap (CONFIG_DMABUF_DEBUG, on by default
@@ -123,6 +124,7 @@ int ion_sg_table_export(const struct sg_table *mapped, struct sg_table *out)
 		if (i < mapped->nents) {
 			sg_dma_address(d) = sg_dma_address(s);
 			sg_dma_len(d) = sg_dma_len(s);
+			ion_sg_dma_flags_copy(d, s);
 		}
 		d = sg_next(d);
 	}

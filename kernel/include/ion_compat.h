@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -336,5 +337,19 @@ static inline bool use_dma_iommu(struct device *dev)
 #else
 #define ion_trace_assign_str(dst, src)	__assign_str(dst)
 #endif
+
+/*
+ * A mapped entry's DMA flags (SG_DMA_SWIOTLB from an IOMMU bouncing an
+ * untrusted device, SG_DMA_BUS_ADDRESS), copied with the entry: a field
+ * of CONFIG_NEED_SG_DMA_FLAGS from 6.5, of CONFIG_PCI_P2PDMA (the bus
+ * address flag only, never set for RAM) before.
+ */
+static inline void ion_sg_dma_flags_copy(struct scatterlist *dst,
+					 const struct scatterlist *src)
+{
+#ifdef CONFIG_NEED_SG_DMA_FLAGS
+	dst->dma_flags = src->dma_flags;
+#endif
+}
 
 #endif /* _ION_COMPAT_H */

@@ -76,9 +76,10 @@ static void step(int ok, long long *n0, const struct it_heap *h,
  * ion_test's PROBE_SCRAMBLE import changes the DMA addresses of the table
  * it got, as the dma-buf core (CONFIG_DMABUF_DEBUG) changes its page
  * links, then brackets a CPU access; its release unmaps.  ion must sync
- * and unmap its own table, not the importer's: the DMA API would report
- * a sync or unmap of addresses never mapped (and with the page links,
- * for a non-coherent device behind an IOMMU, maintain a wild address).
+ * and unmap its own table, not the importer's: DMA-API debugging reports
+ * an unmap of addresses never mapped (on the old module, at the release;
+ * a sync of them it skips), and with the page links, for a non-coherent
+ * device behind an IOMMU, the sync would maintain a wild address.
  */
 static void scramble_case(int tfd, int buf, long long *n0,
 			  const struct it_heap *h, const char *mode)

@@ -58,7 +58,8 @@ static int ion_test_xfer(struct ion_test_slot_data *s, u64 off, u32 len,
 
 static bool ion_test_range_ok(struct ion_test_slot_data *s, u64 off, u32 len)
 {
-	return s->mapped && s->mode != ION_TEST_MODE_PROBE &&
+	/* Mapped for edu: not the probe device's mapping of a PROBE mode. */
+	return s->mapped && s->dma_dev == ion_test_edu_device() &&
 	       off <= s->size && len <= s->size - off;
 }
 

@@ -236,11 +236,10 @@ static int ion_test_import_twice(struct ion_test_slot_data *s,
 				 struct ion_test_import *arg)
 {
 	struct sg_table *sgt;
-	int ret;
 
-	ret = ion_test_attach(s, ion_test_probe_device());
-	if (ret)
-		return ret;
+	arg->dma_err = ion_test_attach(s, ion_test_probe_device());
+	if (arg->dma_err)
+		return 0;
 	sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
 	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
 	if (!IS_ERR(sgt))
@@ -261,11 +260,10 @@ static int ion_test_import_scramble(struct ion_test_slot_data *s,
 {
 	struct scatterlist *sg;
 	unsigned int i;
-	int ret;
 
-	ret = ion_test_attach(s, ion_test_probe_device());
-	if (ret)
-		return ret;
+	arg->dma_err = ion_test_attach(s, ion_test_probe_device());
+	if (arg->dma_err)
+		return 0;
 	for_each_sgtable_dma_sg(s->dma_sgt, sg, i)
 		sg_dma_address(sg) ^= ION_TEST_SCRAMBLE;
 	arg->dma_err = dma_buf_begin_cpu_access(s->dmabuf, DMA_BIDIRECTIONAL);
