@@ -7,21 +7,22 @@
  * (/sys/kernel/debug/dma-api/error_count), so this test watches the count:
  * for every heap, cached and uncached, a real importer (vgem, through DRM
  * PRIME) maps a buffer, the CPU brackets an access with DMA_BUF_IOCTL_SYNC,
- * a second importer maps it at the same time (ion_test's dma-buf import,
- * whose preflight maps the buffer for a device reaching all of memory) and
- * all let go; none of that may add to the count.  And an importer that
- * changes the table it got (ion_test's PROBE_SCRAMBLE, as the dma-buf core
- * changes its page links under CONFIG_DMABUF_DEBUG) changes nothing ion
- * syncs or unmaps: ion gives each importer a copy of its mapped table.  What it caught: every
- * cached buffer mapped while other mappings of it existed was a "cacheline
- * tracking EEXIST, overlapping mappings aren't supported" report - each
- * DMA-heap buffer (its own device holds a DMA-API allocation of it) and a
- * second importer of any cached buffer - because ion mapped cached buffers
- * without DMA_ATTR_SKIP_CPU_SYNC; it now maps them with the attribute and
- * syncs them itself (kernel/core/ion_dmabuf.c).  And each chunk was
- * handed to importers as one segment, while a device without dma_parms
- * (vgem's and ion_test's platform devices) takes at most 64 KiB: "mapping
- * sg segment longer than device claims to support"; the buffers here
+ * a second importer maps it at the same time (ion_test's PROBE import: a
+ * platform device reaching all of memory maps it) and all let go; each
+ * step must succeed, and none of that may add to the count.  And an
+ * importer that changes the table it got (ion_test's PROBE_SCRAMBLE, as
+ * the dma-buf core changes its page links under CONFIG_DMABUF_DEBUG)
+ * changes nothing ion syncs or unmaps: ion gives each importer a copy of
+ * its mapped table.  What it caught: every cached buffer mapped while
+ * other mappings of it existed was a "cacheline tracking EEXIST,
+ * overlapping mappings aren't supported" report - each DMA-heap buffer
+ * (its own device holds a DMA-API allocation of it) and a second importer
+ * of any cached buffer - because ion mapped cached buffers without
+ * DMA_ATTR_SKIP_CPU_SYNC; it now maps them with the attribute and syncs
+ * them itself (kernel/core/ion_dmabuf.c).  And each chunk was handed to
+ * importers as one segment, while a device without dma_parms (vgem's and
+ * ion_test's platform devices) takes at most 64 KiB: "mapping sg segment
+ * longer than device claims to support"; the buffers here
  * are 4 MiB, and ion now splits each attachment's table for its device.
  *
  * Since only the first report is printed, the test also checks that no
@@ -109,7 +110,7 @@ static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 	struct ion_test_import imp;
 	uint32_t gem;
 	long long n0;
-	int buf, ret, imported;
+	int buf, ret, imported, sync, let_go;
 
 	buf = ht_alloc(ion, LEN, 0, h->id, flags);
 	if (buf < 0) {
@@ -124,11 +125,14 @@ static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 		tap_diag("PRIME_FD_TO_HANDLE: %s", strerror(-ret));
 	step(!ret, &n0, h, mode, cases[0]);
 
-	ht_cpu_begin(buf);
-	ht_cpu_end(buf);
-	step(1, &n0, h, mode, cases[1]);
+	sync = ht_cpu_begin(buf);
+	sync = sync ? sync : ht_cpu_end(buf);
+	if (sync)
+		tap_diag("DMA_BUF_IOCTL_SYNC: %s", strerror(-sync));
+	step(!sync, &n0, h, mode, cases[1]);
 
-	imported = tfd >= 0 && !ht_import(tfd, buf, ION_TEST_MODE_DMABUF, &imp);
+	/* PROBE: its device reaches all memory and maps, edu or not. */
+	imported = tfd >= 0 && !ht_import(tfd, buf, ION_TEST_MODE_PROBE, &imp);
 	if (tfd < 0) {
 		char name[128];
 
@@ -136,19 +140,20 @@ static void heap_case(int ion, int drm, int tfd, const struct it_heap *h,
 			 cases[2]);
 		tap_skip(name, "ion_test.ko did not load");
 	} else {
-		if (imported)
+		if (imported && imp.dma_err)
 			tap_diag("ion_test import: dma_err %d", imp.dma_err);
-		step(imported, &n0, h, mode, cases[2]);
+		step(imported && !imp.dma_err, &n0, h, mode, cases[2]);
 	}
 
 	scramble_case(tfd, buf, &n0, h, mode);
 
-	if (imported)
-		ht_release(tfd, imp.slot);
+	let_go = imported ? ht_release(tfd, imp.slot) : 0;
 	if (!ret)
-		vgem_close(drm, gem);
-	close(buf);
-	step(1, &n0, h, mode, cases[4]);
+		let_go |= vgem_close(drm, gem);
+	let_go |= close(buf);
+	if (let_go)
+		tap_diag("a release, GEM_CLOSE or close failed");
+	step(!let_go, &n0, h, mode, cases[4]);
 }
 
 static void skip_all(const char *reason)

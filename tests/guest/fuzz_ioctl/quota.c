@@ -115,7 +115,7 @@ static int quota_empty(void)
 {
 	long long t0 = it_now_ms();
 
-	while (it_quota_bytes(NULL, NULL, NULL) >= 0) {
+	while (it_quota_bytes(NULL, NULL, NULL) != -1) {
 		if (it_now_ms() - t0 > 5000)
 			return 0;
 		usleep(10000);

@@ -50,9 +50,9 @@ void *ht_map(int buf, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void ht_cpu_begin(int buf)
+int ht_cpu_begin(int buf)
 {
-	it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	return it_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
 }
 
 int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
@@ -71,9 +71,9 @@ int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
 	return buf;
 }
 
-void ht_cpu_end(int buf)
+int ht_cpu_end(int buf)
 {
-	it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+	return it_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 }
 
 void ht_test_unload(void)

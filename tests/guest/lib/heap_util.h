@@ -36,7 +36,8 @@ int ht_alloc(int ion, size_t len, size_t align, unsigned int id,
 /* mmap a whole buffer read/write, or NULL. */
 void *ht_map(int buf, size_t len);
 
-void ht_cpu_begin(int buf);
+/* DMA_BUF_IOCTL_SYNC start (read and write): 0 or -errno. */
+int ht_cpu_begin(int buf);
 
 /*
  * ht_alloc() (no alignment), ht_map() and ht_cpu_begin(): the buffer's fd
@@ -45,7 +46,8 @@ void ht_cpu_begin(int buf);
 int ht_alloc_map(int ion, size_t len, unsigned int id, unsigned int flags,
 		 unsigned char **p);
 
-void ht_cpu_end(int buf);
+/* DMA_BUF_IOCTL_SYNC end (read and write): 0 or -errno. */
+int ht_cpu_end(int buf);
 
 /* munmap @p (@len bytes) unless NULL, close @buf unless negative. */
 void ht_buf_drop(int buf, void *p, size_t len);

@@ -266,7 +266,7 @@ int it_recv_fd(int sock, void *data, size_t len, int flags);
  * comma-separated; both 0 or -errno.
  * it_quota_bytes(): the bytes debugfs's quota file counts for @heap,
  * @kind ("uid" or "client") and @who (NULL: any), summed over the rows
- * that match; -1 when none does.
+ * that match; -1 when none does, -2 when the file cannot be read.
  */
 #define IT_PARAMS	"/sys/module/ion/parameters/"
 int it_become_user(uid_t uid, gid_t group);

@@ -79,7 +79,7 @@ long long it_quota_bytes(const char *heap, const char *kind, const char *who)
 	int i;
 
 	if (it_read_file(IT_DEBUGFS "/quota", &text) < 0)
-		return -1;
+		return -2;
 	line = strtok_r(text, "\n", &save);	/* the header */
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		f = strtok_r(line, "\t", &fsave);
