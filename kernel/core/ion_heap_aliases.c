@@ -89,7 +89,12 @@ static unsigned int ion_heap_alias_free_slot(void)
 	return i;
 }
 
-/* Has the running kernel (or anyone else) a dma-heap node named @name? */
+/*
+ * Has the running kernel (or anyone else) a dma-heap node named @name?
+ * Called under heap_lock: the last component is not followed (a symlink
+ * there takes the name as well), so that no lookup leaves /sys and /dev
+ * for a filesystem that could stall every allocation meanwhile.
+ */
 static bool ion_heap_alias_taken(const char *name)
 {
 	static const char *const where[] = {
@@ -102,7 +107,7 @@ static bool ion_heap_alias_taken(const char *name)
 
 	for (i = 0; i < ARRAY_SIZE(where); i++) {
 		snprintf(buf, sizeof(buf), where[i], name);
-		if (!kern_path(buf, LOOKUP_FOLLOW, &path)) {
+		if (!kern_path(buf, 0, &path)) {
 			path_put(&path);
 			return true;
 		}

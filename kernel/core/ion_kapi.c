@@ -9,6 +9,7 @@
 #include <linux/export.h>
 #include <linux/fcntl.h>
 #include <linux/ion.h>
+#include <linux/sched.h>
 
 #include "ion_fail.h"
 #include "ion_priv.h"
@@ -266,17 +267,22 @@ EXPORT_SYMBOL_NS_GPL(ion_share_dma_buf, ION);
  * @handle: one of its handles
  *
  * The fd (O_CLOEXEC) is installed in the current process and holds its
- * own reference to the buffer.
+ * own reference to the buffer.  A kernel thread (a work item) is refused:
+ * all kernel threads share one file table, where the fd would pin the
+ * buffer with nobody to close it; use ion_share_dma_buf() there.
  *
- * Context: Process context; sleeps.
- * Return: the fd, -EINVAL when @handle is not a live handle of @client, or
- * -EMFILE.
+ * Context: Process context of the process that is to own the fd; sleeps.
+ * Return: the fd, -EINVAL when @handle is not a live handle of @client or
+ * the caller is a kernel thread, or -EMFILE.
  */
 int ion_share_fd(struct ion_client *client, struct ion_handle *handle)
 {
-	struct dma_buf *dmabuf = ion_share_dma_buf(client, handle);
+	struct dma_buf *dmabuf;
 	int fd;
 
+	if (current->flags & PF_KTHREAD)
+		return -EINVAL;
+	dmabuf = ion_share_dma_buf(client, handle);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
 	fd = dma_buf_fd(dmabuf, O_CLOEXEC);

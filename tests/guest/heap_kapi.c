@@ -29,6 +29,8 @@ static const struct {
 	{ ION_TEST_KAPI_FOREIGN, "another client's handle is refused" },
 	{ ION_TEST_KAPI_ALLOC, "ion_alloc and a write through ion_map_kernel" },
 	{ ION_TEST_KAPI_SHARE_FD, "ion_share_fd" },
+	{ ION_TEST_KAPI_KTHREAD_FD,
+	  "ion_share_fd from a work item (a kernel thread): EINVAL" },
 	{ ION_TEST_KAPI_STALE, "a freed handle is refused by every call" },
 	{ ION_TEST_KAPI_FREE, "ion_free and ion_unmap_kernel" },
 	{ ION_TEST_KAPI_DEAD,

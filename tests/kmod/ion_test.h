@@ -260,6 +260,7 @@ struct ion_test_phys_attr {
 #define ION_TEST_KAPI_FOREIGN		0x400	/* other client's refused */
 #define ION_TEST_KAPI_FREE		0x800	/* ion_free, unmap */
 #define ION_TEST_KAPI_DEAD		0x1000	/* dead client's refused */
+#define ION_TEST_KAPI_KTHREAD_FD	0x2000	/* no fd for a kernel thread */
 
 /**
  * struct ion_test_kapi - ION_TEST_IOC_KAPI argument

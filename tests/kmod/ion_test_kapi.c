@@ -11,6 +11,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "ion_test.h"
 #include "ion_test_priv.h"
@@ -172,6 +173,37 @@ static void ion_test_kapi_sg(struct ion_test_kapi_run *r)
 	}
 }
 
+/* ion_share_fd() called from a work item, on the system workqueue. */
+struct ion_test_kapi_work {
+	struct work_struct work;
+	struct ion_client *client;
+	struct ion_handle *handle;
+	int fd;
+};
+
+static void ion_test_kapi_work_fn(struct work_struct *work)
+{
+	struct ion_test_kapi_work *w =
+		container_of(work, struct ion_test_kapi_work, work);
+
+	w->fd = ion_share_fd(w->client, w->handle);
+	if (w->fd >= 0)	/* in the kernel threads' table: take it out */
+		close_fd(w->fd);
+}
+
+/* A kernel thread gets no fd: kernel threads share one file table. */
+static bool ion_test_kapi_kthread_refused(struct ion_client *client,
+					  struct ion_handle *h)
+{
+	struct ion_test_kapi_work w = { .client = client, .handle = h };
+
+	INIT_WORK_ONSTACK(&w.work, ion_test_kapi_work_fn);
+	schedule_work(&w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.fd == -EINVAL;
+}
+
 /* ion_alloc, write through ion_map_kernel, ion_share_fd for user space. */
 static void ion_test_kapi_alloc(struct ion_test_kapi_run *r)
 {
@@ -203,6 +235,8 @@ static void ion_test_kapi_alloc(struct ion_test_kapi_run *r)
 		ion_unmap_kernel(r->client, h);
 	arg->share_fd = ion_share_fd(r->client, h);
 	ion_test_kapi_check(arg, ION_TEST_KAPI_SHARE_FD, arg->share_fd >= 0);
+	ion_test_kapi_check(arg, ION_TEST_KAPI_KTHREAD_FD,
+			    ion_test_kapi_kthread_refused(r->client, h));
 	ion_test_kapi_check(arg, ION_TEST_KAPI_FREE, !ion_free(r->client, h));
 }
 
