@@ -62,7 +62,12 @@
  */
 static struct dev_pagemap *ion_carveout_pgmap;
 
-/* "SIZE@START", as memparse() reads sizes: 64M@0x70000000. */
+/*
+ * "SIZE@START", as memparse() reads sizes: 64M@0x70000000.  Both in whole
+ * memory subsections (2 MiB on x86): memremap_pages() adds no less, and
+ * refuses a misaligned range only after a kernel WARN, leaving a linear
+ * mapping of it behind.
+ */
 static int ion_carveout_memmap_parse(const char *spec, phys_addr_t *base,
 				     phys_addr_t *size)
 {
@@ -74,7 +79,7 @@ static int ion_carveout_memmap_parse(const char *spec, phys_addr_t *base,
 	*base = memparse(end + 1, &end);
 	if (*end && *end != '\n')
 		return -EINVAL;
-	if (!*size || !PAGE_ALIGNED(*base) || !PAGE_ALIGNED(*size) ||
+	if (!*size || !IS_ALIGNED(*base | *size, memremap_compat_align()) ||
 	    *base + *size < *base)
 		return -EINVAL;
 	return 0;
@@ -102,8 +107,8 @@ int ion_carveout_memmap_map(const char *spec, phys_addr_t *base,
 
 	ret = ion_carveout_memmap_parse(spec, base, size);
 	if (ret) {
-		pr_warn("ion: carveout_memmap=%s: want SIZE@START, page aligned\n",
-			spec);
+		pr_warn("ion: carveout_memmap=%s: want SIZE@START, both multiples of %lu KiB\n",
+			spec, memremap_compat_align() >> 10);
 		return ret;
 	}
 	if (region_intersects(*base, *size, IORESOURCE_SYSTEM_RAM,

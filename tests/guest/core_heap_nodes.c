@@ -589,6 +589,70 @@ static void failed_load_case(void)
 		tap_diag("rmmod ion after the good load failed");
 }
 
+/*
+ * The rig's carveout_memmap= "SIZE@START" from the command line (6.1 x86),
+ * START into *@base; 0 when there is none.
+ */
+static int cmdline_memmap(unsigned long long *base)
+{
+	char *cmdline = NULL, *p;
+	int found;
+
+	it_read_file("/proc/cmdline", &cmdline);
+	p = cmdline ? strstr(cmdline, "ion.carveout_memmap=") : NULL;
+	p = p ? strchr(p, '@') : NULL;
+	found = p != NULL;
+	if (p)
+		*base = strtoull(p + 1, NULL, 0);
+	free(cmdline);
+	return found;
+}
+
+/* /proc/sys/kernel/tainted */
+static unsigned long long tainted(void)
+{
+	char *text = NULL;
+	unsigned long long v = ~0ULL;
+
+	if (it_read_file("/proc/sys/kernel/tainted", &text) > 0)
+		v = strtoull(text, NULL, 10);
+	free(text);
+	return v;
+}
+
+/*
+ * A carveout_memmap= range not in whole 2 MiB subsections, within the
+ * rig's memmap= range: refused before memremap_pages(), which WARNs on it
+ * (and kept a linear mapping of the range); no taint, no log of it.
+ */
+static void misaligned_memmap_case(void)
+{
+	static const char *const splat[] = { "Misaligned", "WARNING:", NULL };
+	const char *name = "carveout_memmap= of 1 MiB is refused, without a kernel warning";
+	unsigned long long base, t0, t1;
+	char cmd[128];
+	int kmsg, ret, warned;
+
+	if (!cmdline_memmap(&base)) {
+		tap_skip(name, "no carveout_memmap= range on this kernel's command line");
+		return;
+	}
+	kmsg = it_kmsg_open(0);
+	t0 = tainted();
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe ion carveout_memmap=1M@%#llx 2>/dev/null", base);
+	ret = system(cmd);
+	t1 = tainted();
+	warned = it_kmsg_grep(kmsg, splat);
+	if (kmsg >= 0)
+		close(kmsg);
+	if (!ret)
+		fz_unload("ion");
+	tap_diag("tainted %#llx -> %#llx, %d warning line(s)", t0, t1, warned);
+	tap_ok(ret && !fz_module_loaded("ion") && t0 != ~0ULL && !((t0 ^ t1) & 512) &&
+	       !warned && kmsg >= 0, "%s", name);
+}
+
 static void unload_cases(void)
 {
 	int hfd = dh_open("ion-system"), ret;
@@ -621,6 +685,7 @@ static void unload_cases(void)
 	tap_ok(!strcmp(list_other_nodes(after, sizeof(after)), before),
 	       "the other dma-heap nodes stay (%s)", *before ? before : "none");
 	failed_load_case();
+	misaligned_memmap_case();
 	tap_ok(!system("modprobe ion") && it_wait_path(DH_DIR "/ion-system", 1),
 	       "modprobe ion brings the nodes back");
 	hfd = dh_open("ion-system");
