@@ -163,6 +163,9 @@ static int ion_carveout_allocate(struct ion_heap *heap,
 		return -EINVAL;
 	if (len > co->size || len > ION_CHUNK_MAX)	/* one sg entry */
 		return -ENOMEM;
+	/* No aligned address of the region has room: never, not "now". */
+	if (align && ALIGN(co->base, align) - co->base > co->size - len)
+		return -EINVAL;
 	if (wc)
 		addr = ion_cache_region_get(co->wc, len, align);
 	else

@@ -6,7 +6,8 @@
  * where CMA serves it one beyond CMA's 1 MiB (CONFIG_CMA_ALIGNMENT); the
  * system heap gives pages (align only needs page alignment there).  A
  * one-page buffer is held in the heap during each case, so the heap's
- * next free address is not aligned by accident.
+ * next free address is not aligned by accident.  The carveout refuses an
+ * alignment that no address of its region leaves room for with EINVAL.
  */
 #include "heap_util.h"
 
@@ -104,6 +105,49 @@ static void cma_cap_case(int ion, int tfd, const struct it_heap *kh)
 	}
 }
 
+/*
+ * An alignment that no address of the carveout's region can take with
+ * the length: EINVAL (never possible), not ENOMEM (not possible now).
+ * Half the region's size, and a length that leaves one page too few
+ * after the region's first address of that alignment; skipped when the
+ * region starts at such an address (every length fits then).
+ */
+static void carveout_never_case(int ion, const struct it_heap *kh)
+{
+	const char *name = "carveout: an alignment no address of the region fits: EINVAL";
+	unsigned long long base = 0, size, align, gap;
+	struct it_dfs d;
+	const char *v;
+	int buf;
+
+	if (it_dfs_load_heap(&d, ION_CARVEOUT_HEAP_NAME)) {
+		tap_ok(0, "%s (debugfs file)", name);
+		return;
+	}
+	v = it_dfs_get(&d, "region_base_hex");
+	if (v)
+		base = strtoull(v, NULL, 16);
+	size = it_dfs_num(&d, "region_size");
+	it_dfs_free(&d);
+	for (align = 1; align * 2 <= size / 2; align *= 2)
+		;
+	gap = ((base + align - 1) & ~(align - 1)) - base;
+	tap_diag("carveout region 0x%llx + %llu, align %llu: first aligned address %llu bytes in",
+		 base, size, align, gap);
+	if (!v || !base || size < 2 * 4096) {
+		tap_ok(0, "%s (region_base_hex, region_size)", name);
+		return;
+	}
+	if (!gap) {
+		tap_skip(name, "the region starts at an address of that alignment");
+		return;
+	}
+	buf = ht_alloc(ion, size - gap + 4096, align, kh->id, ION_FLAG_CACHED);
+	if (buf >= 0)
+		close(buf);
+	it_expect(buf < 0 ? buf : 0, EINVAL, "%s", name);
+}
+
 int main(void)
 {
 	struct it_heaps hs;
@@ -152,6 +196,11 @@ int main(void)
 		       kh->contig ? "" : " to a page (not contiguous)");
 		close(buf);
 	}
+	if (it_heap_find(&hs, ION_CARVEOUT_HEAP_NAME))
+		carveout_never_case(ion, known(ION_CARVEOUT_HEAP_NAME));
+	else
+		tap_skip("carveout: an alignment no address of the region fits",
+			 "heap not registered");
 	if (!it_heap_find(&hs, ION_DMA_HEAP_NAME))
 		tap_skip("dma: CMA's alignment cap", "heap not registered");
 	else if (tfd < 0)
