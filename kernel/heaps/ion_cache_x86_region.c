@@ -163,6 +163,7 @@ static phys_addr_t ion_region_take(struct ion_wc_region *r, size_t len,
 	if (ion_region_convert(r, addr, len, true)) {
 		/* A failed set_memory_wc() may have left UC-: restore. */
 		if (ion_region_convert(r, addr, len, false)) {
+			atomic_long_sub(len / SZ_2M, &r->held);
 			atomic_long_add(len / SZ_2M, &r->leaked);
 			return 0;
 		}

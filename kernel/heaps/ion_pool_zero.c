@@ -201,7 +201,7 @@ void ion_pool_requeue(struct ion_pool_zero *zero, struct page *page,
 	set_page_private(page, order);
 	spin_lock(&zero->deferred_lock);
 	list_add(&page->lru, &zero->deferred[cached]);
-	WRITE_ONCE(zero->queued, zero->queued + 1);
+	atomic_long_inc(&zero->queued);
 	spin_unlock(&zero->deferred_lock);
 }
 
@@ -361,7 +361,7 @@ void ion_pool_zero_queue(struct ion_pool_zero *zero, struct list_head *chunks,
 {
 	spin_lock(&zero->deferred_lock);
 	list_splice_tail_init(chunks, &zero->deferred[cached]);
-	WRITE_ONCE(zero->queued, zero->queued + 1);
+	atomic_long_inc(&zero->queued);
 	spin_unlock(&zero->deferred_lock);
 	ion_pool_zero_kick(zero);
 }
@@ -386,8 +386,7 @@ void ion_pool_zero_queue_table(struct ion_pool_zero *zero,
 
 	t->cached = cached;
 	llist_add(&t->node, &zero->freed);
-	/* Racy on purpose: see @queued. */
-	WRITE_ONCE(zero->queued, READ_ONCE(zero->queued) + 1);
+	atomic_long_inc(&zero->queued);
 	ion_pool_zero_kick(zero);
 }
 

@@ -57,7 +57,7 @@ unsigned long ion_pool_zero_release_limited(struct ion_pool_zero *zero,
 	if (!id)
 		return 0;
 	mutex_lock(&zero->limit_mutex);
-	seq = READ_ONCE(zero->queued);
+	seq = atomic_long_read(&zero->queued);
 	if (id == zero->limit_id && seq == zero->limit_seq)
 		goto out;
 	zero->limit_id = id;

@@ -34,9 +34,9 @@
  * @work:	    the zeroing work, ion_pool_zero_work(); queued with a
  *		    short delay so that a burst of frees wakes it once
  * @zero_pages:	    page array for vmapping one chunk, used by @work only
- * @queued:	    changes whenever chunks are queued or put back on
- *		    @deferred (a change counter: a lost increment of two
- *		    racing frees still changes it)
+ * @queued:	    counts every time chunks are queued or put back on
+ *		    @deferred (atomic: a plain increment racing another
+ *		    could write back an old value, one a walk recorded)
  * @limit_mutex:    serializes ion_pool_zero_release_limited(), which takes
  *		    every chunk off @deferred for its walk; protects
  *		    @limit_id and @limit_seq
@@ -57,7 +57,7 @@ struct ion_pool_zero {
 	struct kthread_worker *worker;
 	struct kthread_delayed_work work;
 	struct page **zero_pages;
-	unsigned long queued;
+	atomic_long_t queued;
 	struct mutex limit_mutex;	/* see above */
 	u64 limit_id;
 	unsigned long limit_seq;
