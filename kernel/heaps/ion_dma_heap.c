@@ -220,6 +220,9 @@ static int ion_dma_get_attrs(struct device *dev, struct ion_dma_buffer *db,
 		return 0;
 	db->len = cached ? len :
 		  ion_cache_uncached_span(len >> PAGE_SHIFT) << PAGE_SHIFT;
+	/* Whole blocks converted through one sg entry (ion_dma_conv_table()). */
+	if (db->len > ION_CHUNK_MAX)
+		return -ENOMEM;
 	db->attrs = cached ? DMA_ATTR_NO_KERNEL_MAPPING :
 		    ION_DMA_ATTRS_UNCACHED;
 	db->cookie = dma_alloc_attrs(dev, db->len, &db->dma, ION_DMA_GFP,
