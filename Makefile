@@ -360,7 +360,7 @@ soak-debug: all
 lint: deps
 	scripts/lint.sh
 
-# Debian packages from debian/ (debian/README.source); in $(BUILD)/deb.
+# Debian packages from debian/ (scripts/make-deb.sh); in $(BUILD)/deb.
 deb:
 	scripts/deps.sh --deb
 	scripts/make-deb.sh
