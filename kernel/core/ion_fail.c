@@ -39,6 +39,9 @@
  *   the first half of the pages already write-combined, so that the undo
  *   runs; on arm64 before any page is touched.  Whole 2 MiB blocks
  *   (set_memory_wc()) do not reach it.
+ * - ``contig``: the auto heap's one contiguous range for a direct device
+ *   (ion_auto_alloc_contig(): as if the DMA API had no such range, so
+ *   that the choice falls back to scattered chunks, or a move is refused)
  *
  * Each directory holds three knobs, read and written as decimal numbers,
  * and a counter: ``times`` fails the next N calls of the step (counting
@@ -84,6 +87,7 @@ static struct ion_fail_knobs ion_fail_steps[ION_FAIL_NR] = {
 	[ION_FAIL_KAPI] = { .name = "kapi" },
 	[ION_FAIL_REFILL] = { .name = "refill" },
 	[ION_FAIL_UNCACHED] = { .name = "uncached" },
+	[ION_FAIL_CONTIG] = { .name = "contig" },
 };
 
 DEFINE_STATIC_KEY_FALSE(ion_fail_key);

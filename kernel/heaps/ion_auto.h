@@ -126,8 +126,7 @@ struct ion_auto_buffer {
 	bool fallback;
 };
 
-int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
-		  const void *from);
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,

@@ -17,6 +17,7 @@
 
 #include "ion_heap.h"
 #include "ion_auto.h"
+#include "ion_fail.h"
 #include "ion_cache.h"
 #include "ion_heaps.h"
 
@@ -65,7 +66,11 @@
  * uncached buffer, so that no stale cache line is read) into the new
  * one before it is made write-combined, and the old backing is freed.
  * When no new backing is to be had the old one stays and the attach
- * fails with the error of the choice.
+ * fails with the error of the choice.  A move from one contiguous range
+ * while another direct device is attached takes one range or nothing
+ * (-ENOMEM): the fallback of scattered chunks would break that device at
+ * its next map, if it needs one segment (as vb2-dma-contig does), where
+ * it mapped fine before the newcomer attached.
  *
  * Errors of the first use: -ENOMEM when no memory of the chosen kind is
  * left (contiguous and scattered both failed below the limit) or when
@@ -109,6 +114,17 @@ static bool ion_auto_collate(struct ion_auto_buffer *ab)
 		ab->limit = min(ab->limit, d->limit);
 	}
 	return direct;
+}
+
+/* The attached devices without an IOMMU. */
+static unsigned int ion_auto_directs(const struct ion_auto_buffer *ab)
+{
+	const struct ion_auto_dev *d;
+	unsigned int n = 0;
+
+	list_for_each_entry(d, &ab->devs, node)
+		n += !d->any_backing;
+	return n;
 }
 
 /* Does every chunk of the backing end at or below @limit? */
@@ -166,7 +182,8 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	 * A confidential guest's dma-direct gives pages shared with the host
 	 * (decrypted), which ion maps encrypted: chunks, bounced, instead.
 	 */
-	if (IS_ERR_OR_NULL(dev) || cc_platform_has(CC_ATTR_MEM_ENCRYPT))
+	if (IS_ERR_OR_NULL(dev) || cc_platform_has(CC_ATTR_MEM_ENCRYPT) ||
+	    ion_fail(ION_FAIL_CONTIG))	/* debugfs fail/contig */
 		return -ENOMEM;
 	/* One sg entry, whose length is an unsigned int: chunks beyond. */
 	if (buffer->size > ION_CHUNK_MAX)
@@ -191,9 +208,13 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 	return 0;
 }
 
-/* A direct device attached: one range, else chunks within reach. */
+/*
+ * A direct device attached: one range, else chunks within reach, unless
+ * @contig_only (a move from one range that a direct device still uses).
+ */
 static int ion_auto_back_direct(struct ion_buffer *buffer,
-				struct ion_auto_buffer *ab, bool pool)
+				struct ion_auto_buffer *ab, bool pool,
+				bool contig_only)
 {
 	int ret;
 
@@ -207,6 +228,10 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 		ion_auto_unback(buffer, ab);
 		ab->why = "DMA API gave memory beyond a direct device's DMA mask";
 		return -ERANGE;
+	}
+	if (contig_only) {
+		ab->why = "move: no contiguous range below the new mask, one a direct device uses";
+		return ret;
 	}
 	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit, pool);
 	if (ret) {
@@ -264,21 +289,15 @@ static int ion_auto_set_uncached(struct ion_buffer *buffer,
 	return ret;
 }
 
-/**
- * ion_auto_back() - choose and allocate the backing of an auto buffer
- * @buffer: the buffer
- * @ab:	    its state, waiting
- * @from:   NULL at first use (the backing is zeroed); for a move, a kernel
- *	    mapping of the old backing, copied into the new one
- *
- * Collates the constraints of the attached devices and backs @buffer as
- * the DOC above says; an uncached buffer's pages are made write-combined.
- *
- * Context: Process context; sleeps; the buffer's lock held.
- * Return: 0 with @ab->sgt set, or -ENOMEM, -ERANGE, -EINTR (DOC above).
+/*
+ * ion_auto_back() for a first use (@from NULL, the backing zeroed) or a
+ * move (@from a kernel mapping of the old backing, copied into the new
+ * one; @contig_only when the old one was a range an attached direct
+ * device still needs: no fallback to scattered chunks then).
  */
-int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
-		  const void *from)
+static int ion_auto_back_from(struct ion_buffer *buffer,
+			      struct ion_auto_buffer *ab, const void *from,
+			      bool contig_only)
 {
 	bool cached = buffer->flags & ION_FLAG_CACHED;
 	bool direct = ion_auto_collate(ab);
@@ -295,7 +314,7 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 		goto err_waiting;
 	}
 	if (direct) {
-		ret = ion_auto_back_direct(buffer, ab, pool);
+		ret = ion_auto_back_direct(buffer, ab, pool, contig_only);
 	} else {
 		ret = ion_auto_alloc_chunks(buffer, ab, U64_MAX, pool);
 		ab->kind = list_empty(&ab->devs) ? ION_AUTO_SYSTEM :
@@ -322,6 +341,23 @@ int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
 err_waiting:
 	ab->kind = ION_AUTO_WAITING;
 	return ret;
+}
+
+/**
+ * ion_auto_back() - choose and allocate the backing of an auto buffer
+ * @buffer: the buffer
+ * @ab:	    its state, waiting
+ *
+ * Collates the constraints of the attached devices and backs @buffer,
+ * zeroed, as the DOC above says; an uncached buffer's pages are made
+ * write-combined.
+ *
+ * Context: Process context; sleeps; the buffer's lock held.
+ * Return: 0 with @ab->sgt set, or -ENOMEM, -ERANGE, -EINTR (DOC above).
+ */
+int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+{
+	return ion_auto_back_from(buffer, ab, NULL, false);
 }
 
 /**
@@ -414,6 +450,8 @@ static void *ion_auto_vmap(struct ion_buffer *buffer, struct sg_table *sgt)
  */
 int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 {
+	bool contig_only = ab->kind == ION_AUTO_CONTIG &&
+			   ion_auto_directs(ab) > 1;
 	struct ion_auto_buffer old = {};
 	const char *why = ab->why;
 	u64 limit = ab->limit;
@@ -426,7 +464,7 @@ int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
 		return -ENOMEM;
 	}
 	ion_auto_hand_over(&old, ab);
-	ret = ion_auto_back(buffer, ab, from);
+	ret = ion_auto_back_from(buffer, ab, from, contig_only);
 	vunmap(from);
 	if (ret) {
 		ion_auto_hand_over(ab, &old);

@@ -108,7 +108,7 @@ static struct sg_table *ion_auto_map_dma(struct ion_heap *heap,
 	struct ion_auto_buffer *ab = buffer->priv_virt;
 	int ret;
 
-	ret = ion_auto_back(buffer, ab, NULL);
+	ret = ion_auto_back(buffer, ab);
 	if (ret) {
 		ab->fail = ab->why;
 		ion_auto_note_failure(ab->why, ret);

@@ -22,6 +22,7 @@ enum ion_fail_step {
 	ION_FAIL_KAPI,		/* ion_alloc() of the kernel API */
 	ION_FAIL_REFILL,	/* a heap's chunk from the page allocator */
 	ION_FAIL_UNCACHED,	/* making pages write-combined (x86: part way) */
+	ION_FAIL_CONTIG,	/* the auto heap's one contiguous range */
 	ION_FAIL_NR
 };
 

@@ -27,6 +27,10 @@
  *   refused with ERANGE (never moved, never bounced), and debugfs says
  *   why; once nothing maps it, the same attach moves it below edu's mask
  *   (contents kept, an edu round trip data-checked);
+ * - a buffer the probe device (direct) backed with one range and stays
+ *   attached to is not moved to scattered chunks when edu attaches late
+ *   and no range below edu's mask is to be had (debugfs fail/contig):
+ *   edu's attach fails with ENOMEM, the probe maps it again in one piece;
  * - behind an IOMMU (the rig's IOMMU boot) edu's buffers are scattered
  *   chunks and the round trip still works;
  * - without an IOMMU, an 8 MiB buffer (no contiguous range that large, no
@@ -43,6 +47,7 @@
 #include <sys/resource.h>
 
 #include "heap_util.h"
+#include "it_fail.h"
 
 #define AUTO		ION_AUTO_HEAP_NAME
 #define AUTO_FILE	IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME
@@ -437,6 +442,77 @@ static void release_held(void)
 }
 
 /*
+ * A move away from one range that a direct device still uses: the probe
+ * device (direct, 64-bit) backs a buffer with one range, maps it once and
+ * stays attached, as a driver between two uses; edu attaching late needs
+ * the range below its mask, and none is to be had there (debugfs
+ * fail/contig): the attach fails with ENOMEM and the probe's range stays,
+ * instead of a move to scattered chunks that a device needing one segment
+ * could not map again.
+ */
+static void keep_contig_case(int ion, int tfd,
+			     const struct ion_test_info *info)
+{
+	const size_t len = 1 << 20;
+	unsigned long long top = 1ULL << info->dma_bits;
+	long long moves0 = auto_num("auto_moves");
+	struct ion_test_import pr = { 0 }, e = { 0 }, again = { 0 };
+	int buf, ret, pi, ei = -1;
+
+	buf = auto_alloc(ion, len, ION_FLAG_CACHED);
+	pi = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_PROBE_IDLE, &pr);
+	if (!tap_ok(!pi && !pr.dma_err && pr.dma_segs == 1 &&
+		    detail_has(buf, "backing=contiguous", "devs=1 direct=1",
+			       "", ""),
+		    "keep range: the probe device's first use: one range, mapped once"))
+		goto out;
+	/*
+	 * Its DMA address is the physical one (no IOMMU, not bounced); not
+	 * ion_phys(), after which the backing never moves.
+	 */
+	tap_diag("keep range: the probe's range at 0x%llx", pr.dma_addr);
+	if (pr.dma_addr + len <= top) {
+		tap_skip("keep range: edu attaching late is refused",
+			 "the probe's range is below edu's mask already");
+		goto out;
+	}
+	/*
+	 * The low memory held so far goes back to the page allocator (the
+	 * system heap's pools emptied): chunks below edu's mask are to be
+	 * had, which a move to scattered chunks would take.
+	 */
+	release_held();
+	ht_drop_pools();
+	it_fail_set("contig", "hits", 0);
+	it_fail_set("contig", "times", 1);
+	ei = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &e);
+	it_fail_set("contig", "times", 0);
+	tap_diag("keep range: edu's attach %d, dma_err %d, %u segment(s)", ei,
+		 e.dma_err, e.dma_segs);
+	tap_ok(!ei && e.dma_err == -ENOMEM && it_fail_get("contig", "hits") == 1,
+	       "keep range: edu attaching late, no range below its mask: ENOMEM");
+	tap_ok(auto_num("auto_moves") == moves0 &&
+	       detail_has(buf, "backing=contiguous", "moves=0",
+			  "failed: move: no contiguous range", ""),
+	       "keep range: not moved, debugfs says why");
+	ret = ht_import(tfd, buf, ION_TEST_MODE_PROBE, &again);
+	tap_diag("keep range: the probe maps 0x%llx, %u segment(s)",
+		 again.dma_addr, again.dma_segs);
+	tap_ok(!ret && !again.dma_err && again.dma_addr == pr.dma_addr &&
+	       again.dma_segs == pr.dma_segs,
+	       "keep range: the probe device maps the same range again");
+	if (!ret)
+		ht_release(tfd, again.slot);
+out:
+	if (!ei)
+		ht_release(tfd, e.slot);
+	if (!pi)
+		ht_release(tfd, pr.slot);
+	if (buf >= 0)
+		close(buf);
+}
+
+/*
  * A system-heap buffer for edu, as today: found one beyond the mask (the
  * ones below are held meanwhile), it is refused with ERANGE without an
  * IOMMU; behind an IOMMU or with swiotlb=force it maps.
@@ -655,6 +731,12 @@ int main(void)
 	if (info.iommu)
 		tap_skip("late attach moves", "edu behind an IOMMU fits any backing");
 	system_side_case(ion, tfd, &info);
+	if (info.iommu || bounced)
+		tap_skip("keep range", info.iommu ?
+			 "edu behind an IOMMU fits any backing" :
+			 "swiotlb=force: edu reaches all of RAM");
+	else
+		keep_contig_case(ion, tfd, &info);
 	release_held();
 	if (info.iommu)
 		tap_skip("scattered fallback shared", "edu behind an IOMMU");

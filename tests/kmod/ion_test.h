@@ -88,6 +88,14 @@ struct ion_test_info {
  * is the CPU access's result
  */
 #define ION_TEST_MODE_PROBE_SCRAMBLE	8
+/*
+ * the probe device attaches, maps (the buffer's first use, for an auto
+ * buffer) and unmaps; the attachment stays, unmapped, as a driver's does
+ * between two uses of the buffer (vb2 between DQBUF and QBUF) until the
+ * release; @dma_addr, @dma_segs: that mapping's first address and its
+ * segments
+ */
+#define ION_TEST_MODE_PROBE_IDLE	9
 
 /**
  * struct ion_test_import - ION_TEST_IOC_IMPORT argument

@@ -248,6 +248,28 @@ static int ion_test_import_twice(struct ion_test_slot_data *s,
 	return 0;
 }
 
+/* PROBE_IDLE: the probe device mapped once; its attachment stays. */
+static int ion_test_import_idle(struct ion_test_slot_data *s,
+				struct ion_test_import *arg)
+{
+	struct sg_table *sgt;
+
+	s->probe = dma_buf_attach(s->dmabuf, ion_test_probe_device());
+	if (IS_ERR(s->probe)) {
+		arg->dma_err = PTR_ERR(s->probe);
+		s->probe = NULL;
+		return 0;
+	}
+	sgt = dma_buf_map_attachment_unlocked(s->probe, DMA_BIDIRECTIONAL);
+	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
+	if (IS_ERR(sgt))
+		return 0;
+	arg->dma_addr = sg_dma_address(sgt->sgl);
+	arg->dma_segs = sgt->nents;
+	dma_buf_unmap_attachment_unlocked(s->probe, sgt, DMA_BIDIRECTIONAL);
+	return 0;
+}
+
 /* Bits PROBE_SCRAMBLE flips in each DMA address: none ever mapped. */
 #define ION_TEST_SCRAMBLE	(0x5a5aULL << 28)
 
@@ -280,6 +302,7 @@ static int ion_test_import_scramble(struct ion_test_slot_data *s,
  * NOMASK: the mask-less device attached alone, its map refused.
  * PROBE_TWICE: the probe device's attachment mapped twice.
  * PROBE_SCRAMBLE: the probe device's table changed, then a CPU access.
+ * PROBE_IDLE: the probe device mapped once, its attachment kept.
  */
 static int ion_test_import_dmabuf(struct ion_test_file *tf,
 				  struct ion_test_slot_data *s,
@@ -302,6 +325,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 		return ion_test_import_twice(s, arg);
 	if (s->mode == ION_TEST_MODE_PROBE_SCRAMBLE)
 		return ion_test_import_scramble(s, arg);
+	if (s->mode == ION_TEST_MODE_PROBE_IDLE)
+		return ion_test_import_idle(s, arg);
 	if (!dev) {
 		arg->dma_err = -ENODEV;
 		return 0;
@@ -390,7 +415,7 @@ long ion_test_ioc_import(struct ion_test_file *tf, void __user *uarg)
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
 	if (arg.reserved || !arg.mode ||
-	    arg.mode > ION_TEST_MODE_PROBE_SCRAMBLE)
+	    arg.mode > ION_TEST_MODE_PROBE_IDLE)
 		return -EINVAL;
 	for (slot = 0; slot < ION_TEST_MAX_SLOTS; slot++)
 		if (!tf->slots[slot])
