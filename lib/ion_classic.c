@@ -7,7 +7,9 @@
  * only, anything else the handle ABI (ion's kernel serves both and so is
  * "legacy"; ion_alloc_fd() then goes ALLOC, SHARE, FREE).  A definite
  * answer is cached for the process (there is one kernel); a probe that
- * failed for another reason (a bad fd) is not.
+ * failed for another reason (a bad fd) is not, nor an -ENOTTY from an fd
+ * that is no ion device (a tty, /dev/null, a dma-buf): only one that
+ * answers ION_IOC_HEAP_QUERY (4.12 on) proves the fd ABI.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,10 +54,16 @@ ION_PUBLIC int ion_is_legacy(int fd)
 	if (abi != ABI_UNKNOWN)
 		return abi == ABI_LEGACY;
 	ret = ion_free(fd, 0);
-	if (ret == -ENOTTY)
+	if (ret == -ENOTTY) {
+		struct ion_heap_query query;
+
+		memset(&query, 0, sizeof(query));
+		if (ion_xioctl(fd, ION_IOC_HEAP_QUERY, &query))
+			return 0;	/* not an ion device: nothing learnt */
 		abi = ABI_FD;
-	else
+	} else {
 		abi = ABI_LEGACY;
+	}
 	/* handle 0 is never valid: only -EINVAL is a definite answer */
 	if (ret == -ENOTTY || ret == -EINVAL)
 		atomic_store_explicit(&ion_abi, abi, memory_order_release);

@@ -5,6 +5,7 @@
  * kernel errors passed through), and the ABI probe.  Written the way an
  * Android program uses <ion/ion.h>.
  */
+#include <sys/wait.h>
 #include <ion/ion.h>
 
 #include "ion_test_util.h"
@@ -121,13 +122,34 @@ static void error_cases(int fd)
 	it_expect(ion_import(fd, -1, &h), EBADF, "ion_import of fd -1");
 }
 
+/*
+ * In a child, before this process asked anything: /dev/null answers
+ * ION_IOC_FREE with ENOTTY as a 4.12 kernel does, and must not teach
+ * ion_is_legacy() that the kernel has the fd ABI only.  Exit 0 when
+ * /dev/ion is still legacy afterwards and ion_alloc() works.
+ */
+static int wrong_fd_child(int fd)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ion_user_handle_t h;
+
+	if (null < 0 || ion_is_legacy(null) != 0)
+		return 3;
+	if (ion_is_legacy(fd) != 1)
+		return 1;
+	if (ion_alloc(fd, 4096, 0, ION_HEAP_SYSTEM_MASK, 0, &h))
+		return 2;
+	return ion_free(fd, h) ? 4 : 0;
+}
+
 int main(void)
 {
 	const struct it_heap *k;
 	struct ion_heap_data heaps[ION_NUM_HEAP_IDS];
 	struct it_totals t0;
-	int fd, cnt = -1, ret;
+	int fd, cnt = -1, ret, status;
 	struct it_heaps hs;
+	pid_t pid;
 	unsigned int i;
 
 	tap_diag("%zu AOSP names present", IT_ARRAY_SIZE(aosp_names));
@@ -138,6 +160,15 @@ int main(void)
 		return tap_exit();
 	}
 	tap_ok(fcntl(fd, F_GETFD) & FD_CLOEXEC, "ion_open fd is close-on-exec");
+	pid = fork();
+	if (pid == 0)
+		_exit(wrong_fd_child(fd));
+	status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	tap_diag("wrong-fd child: status %#x", status);
+	tap_ok(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "ion_is_legacy on /dev/null (ENOTTY) learns nothing: /dev/ion stays legacy, ion_alloc works");
 	tap_ok(ion_is_legacy(fd) == 1,
 	       "ion_is_legacy: 1 (ion serves the handle ABI too)");
 	tap_ok(ion_is_using_modular_heaps(fd) == 1, "ion_is_using_modular_heaps: 1");
