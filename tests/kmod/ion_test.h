@@ -286,7 +286,8 @@ struct ion_test_phys_attr {
  *	       was the first page's) or its -errno
  * @sg_nents:  out: entries of the imported buffer's ion_sg_table()
  * @dma_nents: out: DMA segments after mapping it for ion_test's device
- * @reserved:  0
+ * @ran:       in: 0; out: ION_TEST_KAPI_* checks that ran (a check whose
+ *	       bit is clear here never ran: an earlier step failed)
  *
  * Runs every call of <linux/ion.h> in a client of its own, created and
  * destroyed for the command, and checks each result.  The file's own
@@ -304,7 +305,7 @@ struct ion_test_kapi {
 	__s32 phys_err;
 	__u32 sg_nents;
 	__u32 dma_nents;
-	__u32 reserved;
+	__u32 ran;
 };
 
 #define ION_TEST_IOC_MAGIC	0xE1

@@ -34,6 +34,7 @@ struct ion_test_kapi_run {
 
 static void ion_test_kapi_check(struct ion_test_kapi *arg, u32 bit, bool ok)
 {
+	arg->ran |= bit;
 	if (!ok) {
 		arg->failed |= bit;
 		pr_debug("ion_test: kapi check %#x failed\n", bit);
@@ -58,9 +59,10 @@ static void ion_test_kapi_import(struct ion_test_kapi_run *r)
 	void *vaddr;
 
 	r->handle = ion_import_fd(r->client, arg->fd);
+	ion_test_kapi_check(arg, ION_TEST_KAPI_IMPORT_FD,
+			    !IS_ERR_OR_NULL(r->handle));
 	if (IS_ERR_OR_NULL(r->handle)) {
 		r->handle = NULL;
-		ion_test_kapi_check(arg, ION_TEST_KAPI_IMPORT_FD, false);
 		return;
 	}
 	vaddr = ion_map_kernel(r->client, r->handle);
@@ -345,7 +347,7 @@ long ion_test_ioc_kapi(struct ion_test_file *tf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved || !arg.len || arg.len > SZ_16M)
+	if (arg.ran || !arg.len || arg.len > SZ_16M)
 		return -EINVAL;
 	arg.share_fd = -1;
 	arg.failed = 0;
