@@ -202,19 +202,35 @@ static const struct file_operations ion_client_fops = {
 };
 
 /**
- * ion_debugfs_init() - create /sys/kernel/debug/ion and its summary
+ * ion_debugfs_init() - create /sys/kernel/debug/ion and its files
  * @dev: the device
+ *
+ * One of the last steps of loading ion.ko, after everything that can
+ * fail: a failed load frees the module whatever files are open, debugfs
+ * files included.  Files of the heaps and clients that came before are
+ * made here; later ones as they come.
  *
  * Context: Process context (module init).
  */
 void ion_debugfs_init(struct ion_device *dev)
 {
+	struct ion_client *client;
+	struct ion_heap *heap;
+
 	dev->debug_root = debugfs_create_dir("ion", NULL);
-	dev->debug_heaps = debugfs_create_dir("heaps", dev->debug_root);
-	dev->debug_clients = debugfs_create_dir("clients", dev->debug_root);
 	debugfs_create_file("summary", 0444, dev->debug_root, dev,
 			    &ion_summary_fops);
 	ion_quota_debugfs_init(dev);
+	percpu_down_write(&dev->heap_lock);
+	dev->debug_heaps = debugfs_create_dir("heaps", dev->debug_root);
+	list_for_each_entry(heap, &dev->heaps, node)
+		ion_debugfs_add_heap(dev, heap);
+	percpu_up_write(&dev->heap_lock);
+	mutex_lock(&dev->client_lock);
+	dev->debug_clients = debugfs_create_dir("clients", dev->debug_root);
+	list_for_each_entry(client, &dev->clients, node)
+		ion_debugfs_add_client(dev, client);
+	mutex_unlock(&dev->client_lock);
 }
 
 /**
@@ -234,7 +250,8 @@ void ion_debugfs_exit(struct ion_device *dev)
  * @dev:  the device
  * @heap: the heap being registered
  *
- * ion_device_remove_heap() removes the file.
+ * ion_device_remove_heap() removes the file.  Nothing while ion.ko loads
+ * (ion_debugfs_init() makes it).
  *
  * Context: Process context; &ion_device.heap_lock held for writing.
  */
@@ -243,6 +260,8 @@ void ion_debugfs_add_heap(struct ion_device *dev, struct ion_heap *heap)
 	struct ion_heap_core *core = heap->core;
 
 	lockdep_assert_held_write(&dev->heap_lock);
+	if (!dev->debug_heaps)
+		return;
 	core->debugfs = debugfs_create_file(heap->name, 0444, dev->debug_heaps,
 					    heap, &ion_heap_fops);
 }
@@ -252,13 +271,16 @@ void ion_debugfs_add_heap(struct ion_device *dev, struct ion_heap *heap)
  * @dev:    the device
  * @client: the new client, already named
  *
- * The client's release removes the file.
+ * The client's release removes the file.  Nothing while ion.ko loads
+ * (ion_debugfs_init() makes it).
  *
  * Context: Process context; &ion_device.client_lock held.
  */
 void ion_debugfs_add_client(struct ion_device *dev, struct ion_client *client)
 {
 	lockdep_assert_held(&dev->client_lock);
+	if (!dev->debug_clients)
+		return;
 	client->debugfs = debugfs_create_file(client->owner->name, 0444,
 					      dev->debug_clients, client,
 					      &ion_client_fops);

@@ -225,13 +225,21 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	struct ion_device *dev = &ion_dev;
 	struct ion_heap_core *core;
 
+	/*
+	 * The file first, without heap_lock: its removal waits for readers
+	 * (one copying out to a stalled user page), which must not hold up
+	 * every allocation meanwhile.  The heap stays listed until below,
+	 * so its name cannot be taken again in between.
+	 */
+	core = READ_ONCE(heap->core);
+	if (core && !READ_ONCE(core->removed))
+		debugfs_remove(core->debugfs);
 	percpu_down_write(&dev->heap_lock);
 	core = heap->core;
 	if (WARN_ON_ONCE(!core || core->removed)) {
 		percpu_up_write(&dev->heap_lock);
 		return;
 	}
-	debugfs_remove(core->debugfs);
 	ion_heap_nodes_remove(dev, heap);
 	list_del(&heap->node);
 	core->removed = true;

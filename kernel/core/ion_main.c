@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ion: module init and exit - the device, debugfs, the OOM notifier, the
- * dma-heap node class, the built-in heaps, then /dev/ion and the heaps'
+ * ion: module init and exit - the device, the OOM notifier, the dma-heap
+ * node class, the built-in heaps, then /dev/ion, debugfs and the heaps'
  * dma-heap nodes; and the way back.
  */
 #include <linux/init.h>
@@ -19,11 +19,9 @@ static int __init ion_init(void)
 	ret = ion_device_init(dev);
 	if (ret)
 		return ret;
-	ion_debugfs_init(dev);
-	ion_fail_debugfs_init(dev);
 	ret = ion_oom_init();
 	if (ret)
-		goto err_debugfs;
+		goto err_device;
 	ret = ion_heap_nodes_init();
 	if (ret)
 		goto err_oom;
@@ -33,12 +31,14 @@ static int __init ion_init(void)
 	/*
 	 * A failed load frees ion.ko whatever files are open, so what user
 	 * space can open goes live last: /dev/ion, the last step that can
-	 * fail, then the heaps' /dev/dma_heap nodes (a heap whose nodes
-	 * cannot be made stays, reachable through /dev/ion).
+	 * fail, then debugfs and the heaps' /dev/dma_heap nodes (a heap
+	 * whose nodes cannot be made stays, reachable through /dev/ion).
 	 */
 	ret = misc_register(&dev->misc);
 	if (ret)
 		goto err_heaps;
+	ion_debugfs_init(dev);
+	ion_fail_debugfs_init(dev);
 	ion_heap_nodes_publish(dev);
 	return 0;
 
@@ -48,8 +48,7 @@ err_heap_nodes:
 	ion_heap_nodes_exit();
 err_oom:
 	ion_oom_exit();
-err_debugfs:
-	ion_debugfs_exit(dev);
+err_device:
 	ion_device_destroy(dev);
 	return ret;
 }

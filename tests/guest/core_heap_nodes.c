@@ -19,6 +19,7 @@
  * file with CORE_HEAP_NODES_CASES defined to run the same cases on the
  * aliases: everything up to node_cases() is shared.
  */
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -557,14 +558,45 @@ static int uevent_node_adds(int fd)
  * the failed load frees ion.ko's memory, and a file opened on a node in
  * that window would outlive the code behind it.  ion.ko is unloaded.
  */
+/* An inotify watch on debugfs's root for created entries; fd or -1. */
+static int debugfs_watch(void)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (fd >= 0 && inotify_add_watch(fd, "/sys/kernel/debug", IN_CREATE) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Entries named "ion" created under debugfs's root since the watch began. */
+static int debugfs_ion_creates(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	int n = 0;
+	ssize_t len;
+	char *p;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0)
+		for (p = buf; p < buf + len; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			n += ev->len && !strcmp(ev->name, "ion");
+		}
+	close(fd);
+	return n;
+}
+
 static void failed_load_case(void)
 {
-	int nl = uevent_open(), ret, adds;
+	int nl = uevent_open(), in = debugfs_watch(), ret, adds, dirs;
 
-	if (!tap_ok(nl >= 0, "a uevent socket"))
+	if (!tap_ok(nl >= 0 && in >= 0, "a uevent socket and a debugfs watch"))
 		return;
 	ret = system("modprobe ion carveout_memmap=bogus 2>/dev/null");
 	adds = uevent_node_adds(nl);
+	dirs = debugfs_ion_creates(in);
 	close(nl);
 	if (!ret) {
 		fz_unload("ion");
@@ -577,14 +609,21 @@ static void failed_load_case(void)
 	tap_ok(adds == 0,
 	       "and showed no dma-heap node meanwhile (%d node add uevents)",
 	       adds);
+	tap_ok(dirs == 0,
+	       "and no debugfs file meanwhile (%d creations of debugfs ion/)",
+	       dirs);
 	/* the same socket sees a good load's nodes: the count is real */
 	nl = uevent_open();
+	in = debugfs_watch();
 	ret = system("modprobe ion");
 	adds = nl >= 0 ? uevent_node_adds(nl) : -1;
+	dirs = in >= 0 ? debugfs_ion_creates(in) : -1;
 	if (nl >= 0)
 		close(nl);
 	tap_ok(!ret && adds >= 2 * 2,
 	       "a good load's nodes do send add uevents (%d)", adds);
+	tap_ok(!ret && dirs == 1,
+	       "a good load's debugfs ion/ is seen by the watch (%d)", dirs);
 	if (fz_unload("ion"))
 		tap_diag("rmmod ion after the good load failed");
 }
