@@ -91,6 +91,7 @@ static void ion_heap_core_release(struct kref *ref)
 	spin_lock(&ion_dev.stats_lock);
 	core->heap->core = NULL;
 	spin_unlock(&ion_dev.stats_lock);
+	clear_bit(core->heap->id, ion_dev.held_ids);
 	WARN_ON_ONCE(!list_empty(&core->buffers));
 	ion_quota_heap_exit(core);
 	kfree(core);
@@ -139,10 +140,11 @@ void ion_heap_core_put(struct ion_heap *heap)
  *
  * Context: Process context; sleeps.
  * Return: 0, -EINVAL for a bad name, id or ops or a name or id already
- * registered, -EBUSY when @heap was removed and something from before
- * still holds its core state (a buffer, an open debugfs file, a running
- * custom op), -EEXIST when its dma-heap node name is taken, -ENOMEM, or
- * another -errno from creating the nodes.
+ * registered, -EBUSY when @heap, or another heap of the same id, was
+ * removed and something from before still holds its core state (a
+ * buffer, an open debugfs file, a running custom op), -EEXIST when its
+ * dma-heap node name is taken, -ENOMEM, or another -errno from creating
+ * the nodes.
  */
 int ion_device_add_heap(struct ion_heap *heap)
 {
@@ -171,11 +173,13 @@ int ion_device_add_heap(struct ion_heap *heap)
 	core->heap = heap;
 
 	percpu_down_write(&dev->heap_lock);
-	ret = ion_heap_insert(dev, heap);
+	ret = test_bit(heap->id, dev->held_ids) ? -EBUSY :
+	      ion_heap_insert(dev, heap);
 	if (ret) {
 		percpu_up_write(&dev->heap_lock);
-		pr_warn("ion: heap %s refused: id %u or name taken\n",
-			heap->name, heap->id);
+		pr_warn("ion: heap %s refused: id %u or name taken%s\n",
+			heap->name, heap->id, ret == -EBUSY ?
+			" (buffers of a removed heap with that id live)" : "");
 		kfree(core);
 		return ret;
 	}
@@ -243,6 +247,7 @@ void ion_device_remove_heap(struct ion_heap *heap)
 	ion_heap_nodes_remove(dev, heap);
 	list_del(&heap->node);
 	core->removed = true;
+	set_bit(heap->id, dev->held_ids);
 	spin_lock(&dev->stats_lock);
 	dev->heap_count--;
 	spin_unlock(&dev->stats_lock);

@@ -127,6 +127,10 @@ struct ion_heap_core {
  *		  order), under @heap_lock
  * @heap_count:	  entries in @heaps; written under @heap_lock and
  *		  @stats_lock, so either one is enough to read it
+ * @held_ids:	  ids of removed heaps whose core state lives on (their
+ *		  buffers): no other heap takes such an id meanwhile, as
+ *		  per-id counts (a client's) would mix the two heaps; set at
+ *		  removal under @heap_lock, cleared with the core
  * @client_lock:  protects @clients, @client_count, @orphans and client
  *		  names; the last reference of a client, and of an owner, is
  *		  dropped under it
@@ -150,6 +154,7 @@ struct ion_device {
 	struct percpu_rw_semaphore heap_lock;	/* the heap list */
 	struct list_head heaps;
 	unsigned int heap_count;
+	DECLARE_BITMAP(held_ids, ION_NUM_HEAP_IDS);
 
 	struct mutex client_lock;	/* clients, names, last client put */
 	struct list_head clients;

@@ -324,6 +324,12 @@ static void remove_live(int ion, int node)
 	ret = ht_write_str(PARAM "registered", "Y", 0);
 	tap_ok(ret == -EBUSY, "added again while the buffer lives: EBUSY (%d)",
 	       ret);
+	ret = ht_write_str(PARAM "twin", "Y", 0);
+	if (!ret)
+		ht_write_str(PARAM "twin", "N", 0);
+	tap_ok(ret == -EBUSY,
+	       "another heap with its id while the buffer lives: EBUSY (%d)",
+	       ret);
 	tap_ok(fz_unload(MOD) == -EWOULDBLOCK, "the module stays pinned");
 
 	s0 = stats_read();
@@ -333,6 +339,10 @@ static void remove_live(int ion, int node)
 	tap_ok(s1.frees == s0.frees + 1 && s1.live == s0.live - LEN,
 	       "the last close frees it through the removed heap's op");
 	tap_ok(module_refcnt() == 0, "and unpins the module");
+	ret = ht_write_str(PARAM "twin", "Y", 0);
+	tap_ok(!ret, "then another heap can take its id (%d)", ret);
+	if (!ret)
+		ht_write_str(PARAM "twin", "N", 0);
 	ret = ht_write_str(PARAM "registered", "Y", 0);
 	tap_ok(!ret && exists(NODE) && listed(ion) == 1,
 	       "then the heap can be added again (%d)", ret);

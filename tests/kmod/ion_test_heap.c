@@ -133,21 +133,46 @@ static struct ion_heap ion_test_heap = {
 	.owner = THIS_MODULE,
 };
 
-/* Add or remove the heap; 0 or the -errno of ion_device_add_heap(). */
-static int ion_test_heap_set(bool want)
+/*
+ * Another heap with the test heap's id and ops, registered only on
+ * request (the twin parameter): the core must refuse it while buffers of
+ * the removed test heap live, whose per-id counts it would share.
+ */
+static struct ion_heap ion_test_heap_twin = {
+	.name = ION_TEST_HEAP_NAME "-twin",
+	.type = ION_HEAP_TYPE_CUSTOM,
+	.id = ION_TEST_HEAP_ID,
+	.ops = &ion_test_heap_ops,
+	.owner = THIS_MODULE,
+};
+
+static bool ion_test_heap_twin_registered;
+
+/*
+ * Add or remove @heap, registered while *@registered; 0 or the -errno of
+ * ion_device_add_heap().
+ */
+static int ion_test_heap_set_one(struct ion_heap *heap, bool *registered,
+				 bool want)
 {
 	int ret = 0;
 
 	mutex_lock(&ion_test_heap_lock);
-	if (want && !ion_test_heap_registered) {
-		ret = ion_device_add_heap(&ion_test_heap);
-		ion_test_heap_registered = !ret;
-	} else if (!want && ion_test_heap_registered) {
-		ion_device_remove_heap(&ion_test_heap);
-		ion_test_heap_registered = false;
+	if (want && !*registered) {
+		ret = ion_device_add_heap(heap);
+		WRITE_ONCE(*registered, !ret);
+	} else if (!want && *registered) {
+		ion_device_remove_heap(heap);
+		WRITE_ONCE(*registered, false);
 	}
 	mutex_unlock(&ion_test_heap_lock);
 	return ret;
+}
+
+static int ion_test_heap_set(bool want)
+{
+	return ion_test_heap_set_one(&ion_test_heap, &ion_test_heap_registered,
+				     want);
 }
 
 static int ion_test_heap_param_set(const char *val,
@@ -157,13 +182,21 @@ static int ion_test_heap_param_set(const char *val,
 	int ret;
 
 	ret = kstrtobool(val, &want);
-	return ret ? ret : ion_test_heap_set(want);
+	if (ret)
+		return ret;
+	if (kp->arg)
+		return ion_test_heap_set_one(&ion_test_heap_twin,
+					     &ion_test_heap_twin_registered,
+					     want);
+	return ion_test_heap_set(want);
 }
 
 static int ion_test_heap_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%c\n", READ_ONCE(ion_test_heap_registered) ?
-			  'Y' : 'N');
+	bool on = kp->arg ? READ_ONCE(ion_test_heap_twin_registered) :
+			    READ_ONCE(ion_test_heap_registered);
+
+	return sysfs_emit(buf, "%c\n", on ? 'Y' : 'N');
 }
 
 static const struct kernel_param_ops ion_test_heap_registered_ops = {
@@ -173,6 +206,10 @@ static const struct kernel_param_ops ion_test_heap_registered_ops = {
 module_param_cb(registered, &ion_test_heap_registered_ops, NULL, 0600);
 MODULE_PARM_DESC(registered,
 		 "Y while the heap is registered; write N to remove it, Y to add it again (run time only)");
+module_param_cb(twin, &ion_test_heap_registered_ops,
+		&ion_test_heap_twin_registered, 0600);
+MODULE_PARM_DESC(twin,
+		 "Y while a second heap with the test heap's id is registered; write Y to add it, N to remove it (run time only)");
 
 static int ion_test_heap_stats_get(char *buf, const struct kernel_param *kp)
 {
@@ -196,6 +233,8 @@ static int __init ion_test_heap_init(void)
 /* Each buffer pins the module: none lives by now. */
 static void __exit ion_test_heap_exit(void)
 {
+	ion_test_heap_set_one(&ion_test_heap_twin,
+			      &ion_test_heap_twin_registered, false);
 	ion_test_heap_set(false);
 }
 
