@@ -352,6 +352,7 @@ static void contig_case(int ion, int tfd)
 	 */
 	tap_ok(!ret && a.kernel_bits == X86_PAGE_PWT &&
 	       ht_system_num("uncached_block_chunks") > chunks0 &&
+	       splits0 >= 0 &&
 	       ht_system_num("direct_map_splits") == splits0,
 	       "an uncached system-contig buffer is a write-combining chunk of a block, converted without a split");
 	if (buf >= 0)
@@ -363,6 +364,7 @@ static void contig_case(int ion, int tfd)
 	tap_diag("contig: DirectMap4k %lld kB -> %lld kB; direct_map_splits %lld -> %lld",
 		 before, after, splits0, ht_system_num("direct_map_splits"));
 	tap_ok(!ret && before >= 0 && after - before <= 2048 &&
+	       splits0 >= 0 &&
 	       ht_system_num("direct_map_splits") == splits0,
 	       "the direct map stays whole over %d mixed uncached system-contig rounds up to 2 MiB",
 	       CONTIG_ROUNDS);

@@ -116,6 +116,7 @@ static void block_case(int ion, int tfd)
 	tap_ok(!ret && a.kernel_bits == X86_PAGE_PWT &&
 	       ht_system_num("uncached_charged_blocks") > blocks0 &&
 	       ht_system_num("uncached_charged_chunks") > chunks0 &&
+	       splits0 >= 0 &&
 	       ht_system_num("direct_map_splits") == splits0,
 	       "it is a write-combining chunk of a charged block, converted without a split");
 	if (buf >= 0)
@@ -205,7 +206,7 @@ static void limit_case(int ion)
 	tap_diag("memory.max %s: buffer %d, fallback chunks %lld -> %lld, oom events %lld -> %lld",
 		 max, buf, fb0, ht_system_num("uncached_fallback_chunks"),
 		 oom0, cg_oom_events());
-	tap_ok(buf >= 0 &&
+	tap_ok(buf >= 0 && fb0 >= 0 && oom0 >= 0 &&
 	       ht_system_num("uncached_fallback_chunks") > fb0 &&
 	       cg_oom_events() == oom0,
 	       "a cgroup that cannot be charged a block gets its chunk converted alone, no OOM");

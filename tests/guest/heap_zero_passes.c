@@ -89,10 +89,12 @@ int main(void)
 
 	ion = it_setup(&hs);
 	ret = ht_test_open();
-	if (ret >= 0) {
-		close(ret);
-		ret = zp_start();
+	if (!tap_ok(ret >= 0, "ion_test loads (%d)", ret)) {
+		close(ion);
+		return tap_exit();
 	}
+	close(ret);
+	ret = zp_start();
 	if (ret < 0) {
 		tap_diag("ion_test zero_watch: %s", strerror(-ret));
 		tap_skip("fresh memory cleared once",

@@ -280,16 +280,26 @@ static int op_edu(struct soak_ctx *c)
 		return imp.dma_err == -ERANGE ? -ENOMEM : imp.dma_err;
 	}
 	d.src_slot = d.dst_slot = imp.slot;
+	p = ht_map(b->fd, b->len);
+	if (!p) {
+		ret = -errno;
+		goto out_release;
+	}
+	/*
+	 * The pattern repeats every 1 KiB within a page: the destination is
+	 * cleared first, so that only the copy makes it match the source.
+	 */
+	it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	memset(p + EDU_XFER, 0, EDU_XFER);
+	it_sync(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 	ret = it_ioctl(c->tfd, ION_TEST_IOC_DMA, &d);
-	p = ret ? NULL : ht_map(b->fd, b->len);
-	if (p) {
+	if (!ret) {
 		it_sync(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		ret = memcmp(p, p + EDU_XFER, EDU_XFER) != 0;
 		it_sync(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
-		munmap(p, b->len);
-	} else if (!ret) {
-		ret = -errno;
 	}
+	munmap(p, b->len);
+out_release:
 	ht_release(c->tfd, imp.slot);
 	b->seed = 0;	/* no longer the pattern of one seed */
 	return ret;

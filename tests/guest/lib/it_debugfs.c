@@ -165,6 +165,7 @@ int it_summary(long long *buffers, long long *bytes)
 	struct it_dfs d;
 	int ret = it_dfs_load(&d, IT_DEBUGFS "/summary");
 
+	*buffers = *bytes = -1;
 	if (ret)
 		return ret;
 	*buffers = it_dfs_num(&d, "buffers");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ion_test_util.h"
 #include "ion_tracefs_priv.h"
@@ -20,6 +21,12 @@ int tr_root(char *buf, size_t size)
 		return -ENOENT;
 	snprintf(buf, size, "%s", root);
 	return 0;
+}
+
+int tr_kernel_has_events(void)
+{
+	return !access("/sys/kernel/tracing/events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/events", F_OK);
 }
 
 int tr_open(struct tr_inst *t, const char *name)

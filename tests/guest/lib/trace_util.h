@@ -23,6 +23,12 @@ struct tr_inst {
  */
 int tr_root(char *buf, size_t size);
 
+/*
+ * Has the kernel tracefs with events at all (whether ion's are there or
+ * not)?  After tr_root() or tr_open() tried, which mount it if need be.
+ */
+int tr_kernel_has_events(void);
+
 /* Create instance @name with every ion event enabled; 0 or -errno. */
 int tr_open(struct tr_inst *t, const char *name);
 
