@@ -135,6 +135,7 @@ int fd_add_heap(struct thr *t, int fd, enum kind kind, size_t size,
 	t->fds[t->nfds].kind = kind;
 	t->fds[t->nfds].size = size;
 	t->fds[t->nfds].heap = heap;
+	t->fds[t->nfds].not_auto = 0;
 	if (kind == K_BUF)
 		t->bytes += size;
 	return t->nfds++;

@@ -110,6 +110,7 @@ struct ffd {
 	enum kind kind;
 	size_t size;		/* K_BUF, K_FOREIGN */
 	int heap;		/* K_BUF: heap id when known, else -1 */
+	int not_auto;		/* K_BUF of heap -1: known not the auto heap's */
 };
 
 /* An import in the thread's ion_test file. */
@@ -277,7 +278,7 @@ void op_random_cmd(struct thr *t);
 /* dma-buf ioctls, mappings and fds (ops_fd.c)                        */
 
 /* What DMA_BUF_IOCTL_SYNC with @flags may answer on a pool fd of @kind. */
-eset_t sync_eset(int kind, int heap, unsigned long long flags);
+eset_t sync_eset(int kind, int maybe_auto, unsigned long long flags);
 void op_dmabuf_sync(struct thr *t);
 void op_set_name(struct thr *t);
 void op_munmap(struct thr *t);

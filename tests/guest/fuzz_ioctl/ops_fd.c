@@ -22,15 +22,44 @@ static int dmabuf_fd(struct thr *t, int *kind)
 	return t->fds[i].fd;
 }
 
-/* The heap id of the buffer @fd, when the fuzzer knows it, else -1. */
-static int fd_heap(const struct thr *t, int fd)
+/*
+ * Might buffer @i be the auto heap's (backed at its first use, so that
+ * a fault or a SYNC START may find no memory)?  A buffer of a heap not
+ * known here is looked for in the auto heap's debugfs file, once; when
+ * that cannot be read (not root), the answer is the cautious yes.
+ */
+static int fd_maybe_auto(struct thr *t, int i)
+{
+	struct ffd *f = &t->fds[i];
+	int ret;
+
+	if (f->kind != K_BUF || f->heap >= 0)
+		return f->kind == K_BUF && f->heap == ION_HEAP_AUTO_ID;
+	if (f->not_auto)
+		return 0;
+	if (!it_heap_find(&hs, ION_AUTO_HEAP_NAME)) {
+		f->not_auto = 1;
+		return 0;
+	}
+	if (access(IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME, R_OK))
+		return 1;
+	ret = it_buffer_in_heap(f->fd, ION_AUTO_HEAP_NAME);
+	if (ret)
+		f->heap = ION_HEAP_AUTO_ID;
+	else
+		f->not_auto = 1;
+	return ret;
+}
+
+/* fd_maybe_auto() of the buffer @fd; 1 when the fuzzer has no such fd. */
+static int fd_maybe_auto_fd(struct thr *t, int fd)
 {
 	int i;
 
 	for (i = 0; i < t->nfds; i++)
 		if (t->fds[i].fd == fd)
-			return t->fds[i].kind == K_BUF ? t->fds[i].heap : -1;
-	return -1;
+			return fd_maybe_auto(t, i);
+	return 1;
 }
 
 /*
@@ -40,13 +69,12 @@ static int fd_heap(const struct thr *t, int fd)
  * use, which backs it and may find no memory: ENOMEM (Documentation/
  * ion.rst, the auto heap).
  */
-eset_t sync_eset(int kind, int heap, unsigned long long flags)
+eset_t sync_eset(int kind, int maybe_auto, unsigned long long flags)
 {
 	if ((flags & ~DMA_BUF_SYNC_VALID_FLAGS_MASK) ||
 	    !(flags & DMA_BUF_SYNC_RW))
 		return E(EINVAL);
-	if (kind == K_BUF && !(flags & DMA_BUF_SYNC_END) &&
-	    (heap < 0 || heap == ION_HEAP_AUTO_ID))
+	if (kind == K_BUF && !(flags & DMA_BUF_SYNC_END) && maybe_auto)
 		return OK | E(ENOMEM);
 	return OK;
 }
@@ -73,7 +101,8 @@ void op_dmabuf_sync(struct thr *t)
 	CALL_ARGS(&c, s.flags);
 	call_placed(t, &c, fd, &s, sizeof(s), &err);
 	check(t, &c, err,
-	      by_mode(c.mode, 0, sync_eset(c.fd_kind, fd_heap(t, fd), s.flags)),
+	      by_mode(c.mode, 0, sync_eset(c.fd_kind, fd_maybe_auto_fd(t, fd),
+			       s.flags)),
 	      NULL);
 }
 
@@ -305,8 +334,7 @@ void op_mmap(struct thr *t)
 	}
 	if (err)
 		return;
-	map_add(t, addr, page_align(len), prot, kind == K_BUF &&
-		(t->fds[i].heap < 0 || t->fds[i].heap == ION_HEAP_AUTO_ID));
+	map_add(t, addr, page_align(len), prot, fd_maybe_auto(t, i));
 	touch(&t->maps[t->nmaps - 1], 0);
 	touch(&t->maps[t->nmaps - 1], page_align(len) - 1);
 }

@@ -168,7 +168,8 @@ void op_random_cmd(struct thr *t)
 		if (c.cmd == ION_IOC_NEW_ALLOC || c.cmd == ION_IOC_ALLOC_LEGACY)
 			handler |= quota_eset();
 		if (c.cmd == DMA_BUF_IOCTL_SYNC)	/* the flags: word0 */
-			handler = sync_eset(K_BUF, heap, word0);
+			handler = sync_eset(K_BUF, heap < 0 ||
+					    heap == ION_HEAP_AUTO_ID, word0);
 		/* random bytes: pointers inside (HEAP_QUERY) may be bad */
 		ok = by_mode(c.mode, _IOC_DIR(c.cmd) & _IOC_READ,
 			     handler | E(EFAULT));
