@@ -67,7 +67,8 @@ KMAKE ?= $(MAKE)
 
 CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-	-D_GNU_SOURCE -I$(CURDIR)/include/uapi -I$(CURDIR)/lib
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I$(CURDIR)/include/uapi \
+	-I$(CURDIR)/lib
 USER_LDFLAGS := -static
 
 LIB_SRCS := $(wildcard lib/*.c)

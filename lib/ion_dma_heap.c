@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/dma-heap.h>
@@ -34,6 +35,7 @@ ION_PUBLIC int ion_dma_heap_open(const char *name, struct ion_dma_heap **heapp)
 	char path[PATH_MAX];
 	struct ion_dma_heap *heap;
 	const char *base;
+	struct stat st;
 	int n;
 
 	if (!name || !*name || !heapp)
@@ -54,6 +56,12 @@ ION_PUBLIC int ion_dma_heap_open(const char *name, struct ion_dma_heap **heapp)
 		n = ion_neg_errno();
 		free(heap);
 		return n;
+	}
+	/* "." or a stray file under /dev/dma_heap is no heap. */
+	if (fstat(heap->fd, &st) || !S_ISCHR(st.st_mode)) {
+		close(heap->fd);
+		free(heap);
+		return -EINVAL;
 	}
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;

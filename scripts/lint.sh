@@ -97,6 +97,23 @@ step "cppcheck (user space)" cppcheck_user unix64 "-D__x86_64__" "${usrc[@]}"
 step "cppcheck (32-bit compat tests)" cppcheck_user unix32 "-D__i386__" \
 	"${u32src[@]}"
 
+# libion's ion_map() takes a 64-bit off_t on every architecture: a 32-bit
+# caller built without large-file support must not compile against
+# <ion/ion.h> (it would pass a 4-byte offset and shift every argument
+# after it), one built with it must.
+lfs_header() {
+	local src='#include <ion/ion.h>
+int main(void) { return 0; }'
+	printf '%s\n' "$src" | ${CC:-cc} -m32 -fsyntax-only -Iinclude/uapi -Ilib \
+		-D_FILE_OFFSET_BITS=64 -x c - || return 1
+	if printf '%s\n' "$src" | ${CC:-cc} -m32 -fsyntax-only -Iinclude/uapi \
+		-Ilib -x c - 2>/dev/null; then
+		echo "<ion/ion.h> compiled with a 32-bit off_t"
+		return 1
+	fi
+}
+step "libion header: 64-bit off_t on 32-bit builds" lfs_header
+
 # The Debian packages (make deb), built afresh from the tree, and lintian
 # on all of them and the source package: an error or a warning fails.
 lintian_debs() {

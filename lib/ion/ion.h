@@ -73,6 +73,13 @@ int ion_sync_fd(int fd, int handle_fd);
 int ion_free(int fd, ion_user_handle_t handle);
 
 /*
+ * ion_map() takes a 64-bit off_t on every architecture: a 32-bit caller
+ * builds with -D_FILE_OFFSET_BITS=64 (pkg-config --cflags ion gives it),
+ * or this does not compile.
+ */
+typedef char ion_off_t_must_be_64_bits[sizeof(off_t) == 8 ? 1 : -1];
+
+/*
  * Handle ABI: get a dma-buf fd for @handle and mmap @length bytes of it at
  * @offset with @prot and @flags.  On success *ptr is the mapping and
  * *map_fd the fd (the caller munmaps and closes both).

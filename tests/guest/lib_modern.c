@@ -167,6 +167,13 @@ static void dma_heap_cases(const struct it_heaps *hs)
 
 	ret = ion_dma_heap_foreach(NULL, count_cb, &n);
 	tap_ok(ret == 0 || ret == -ENOENT, "ion_dma_heap_foreach walks /dev/dma_heap");
+	heap = NULL;
+	ret = ion_dma_heap_open(".", &heap);
+	tap_ok(ret == -EINVAL && !heap,
+	       "ion_dma_heap_open(\".\"): EINVAL, no heap (%d)", ret);
+	if (!ret)
+		ion_dma_heap_close(heap);
+	heap = NULL;
 	ion_dma_heap_foreach("ion-", ion_node_cb, &c);
 	/* ion.ko always makes them (core_heap_aliases). */
 	tap_ok(c.tested, "ion's /dev/dma_heap/ion-* nodes are found");
