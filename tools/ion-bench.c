@@ -206,6 +206,11 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			max_live = strtoul(optarg, NULL, 10);
+			if (max_live > 10000000) {
+				fprintf(stderr, "ion-bench: -L %s: at most 10000000\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'R':
 			dm_rounds = strtoul(optarg, NULL, 10);

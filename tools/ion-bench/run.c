@@ -66,7 +66,10 @@ void skip(const char *impl, const char *op, size_t size,
 	printf("@skip\t%s\t%s\t%zu\t%s\n", impl, op, size, why);
 }
 
-static struct member members[MAX_IMPLS + 1];
+/* Every implementation and the two memset limits of the cold group. */
+#define MAX_MEMBERS	(MAX_IMPLS + 2)
+
+static struct member members[MAX_MEMBERS];
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -225,7 +228,7 @@ void run_group(unsigned int nm, size_t size, unsigned int live,
 		      uint64_t budget)
 {
 	unsigned int cap = max_reps(size), i, busy, short_of_min;
-	unsigned int order[MAX_IMPLS + 1];
+	unsigned int order[MAX_MEMBERS];
 	uint64_t t0 = now_ns();
 
 	if (!nm)
@@ -262,8 +265,14 @@ void run_group(unsigned int nm, size_t size, unsigned int live,
 void add_member(unsigned int *nm, struct impl *im, const char *op,
 		       op_fn fn)
 {
-	struct member *m = &members[(*nm)++];
+	struct member *m;
 
+	if (*nm == MAX_MEMBERS) {
+		progress("%s %s: no room for another member, left out",
+			 im->name, op);
+		return;
+	}
+	m = &members[(*nm)++];
 	m->im = im;
 	m->op = op;
 	m->fn = fn;

@@ -80,6 +80,13 @@ static void alloc_failed(const char *heap, unsigned long long size, int err,
 
 static void hold_until_signal(unsigned long count)
 {
+	sigset_t block, old;
+
+	/* Blocked until sigsuspend(): none lands between the test and it. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!json)
@@ -87,7 +94,8 @@ static void hold_until_signal(unsigned long count)
 		       count > 1 ? "them" : "it", getpid());
 	fflush(stdout);
 	while (!stop)
-		pause();
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 int cmd_alloc(const char *heap, unsigned long long size, int cached,
