@@ -629,6 +629,8 @@ static int reap(pid_t pid, const char *name)
 {
 	int st = 0;
 
+	if (pid < 0)	/* fork() failed: nothing to wait for */
+		return fail(name, ECHILD);
 	if (waitpid(pid, &st, 0) != pid)
 		return fail(name, errno);
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
