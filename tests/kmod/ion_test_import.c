@@ -211,13 +211,20 @@ static void ion_test_phys_range(struct ion_test_file *tf,
 	ion_free(tf->client, h);
 }
 
-/* NOMASK: the mask-less device attaches; the exporter must refuse its map. */
-static int ion_test_import_nomask(struct ion_test_slot_data *s,
-				  struct ion_test_import *arg)
+/*
+ * @dev attaches as the slot's second attachment and maps once, then
+ * unmaps; the attachment stays until the release.  The map's result in
+ * @arg->dma_err, its first DMA address and segments when it succeeded.
+ * NOMASK: the mask-less device, whose map the exporter must refuse.
+ * PROBE_IDLE: the probe device, as a driver between two uses.
+ */
+static int ion_test_import_map_once(struct ion_test_slot_data *s,
+				    struct device *dev,
+				    struct ion_test_import *arg)
 {
 	struct sg_table *sgt;
 
-	s->probe = dma_buf_attach(s->dmabuf, ion_test_nomask_device());
+	s->probe = dma_buf_attach(s->dmabuf, dev);
 	if (IS_ERR(s->probe)) {
 		arg->dma_err = PTR_ERR(s->probe);
 		s->probe = NULL;
@@ -225,9 +232,11 @@ static int ion_test_import_nomask(struct ion_test_slot_data *s,
 	}
 	sgt = dma_buf_map_attachment_unlocked(s->probe, DMA_BIDIRECTIONAL);
 	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
-	if (!IS_ERR(sgt))
-		dma_buf_unmap_attachment_unlocked(s->probe, sgt,
-						  DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt))
+		return 0;
+	arg->dma_addr = sg_dma_address(sgt->sgl);
+	arg->dma_segs = sgt->nents;
+	dma_buf_unmap_attachment_unlocked(s->probe, sgt, DMA_BIDIRECTIONAL);
 	return 0;
 }
 
@@ -245,28 +254,6 @@ static int ion_test_import_twice(struct ion_test_slot_data *s,
 	if (!IS_ERR(sgt))
 		dma_buf_unmap_attachment_unlocked(s->attach, sgt,
 						  DMA_BIDIRECTIONAL);
-	return 0;
-}
-
-/* PROBE_IDLE: the probe device mapped once; its attachment stays. */
-static int ion_test_import_idle(struct ion_test_slot_data *s,
-				struct ion_test_import *arg)
-{
-	struct sg_table *sgt;
-
-	s->probe = dma_buf_attach(s->dmabuf, ion_test_probe_device());
-	if (IS_ERR(s->probe)) {
-		arg->dma_err = PTR_ERR(s->probe);
-		s->probe = NULL;
-		return 0;
-	}
-	sgt = dma_buf_map_attachment_unlocked(s->probe, DMA_BIDIRECTIONAL);
-	arg->dma_err = PTR_ERR_OR_ZERO(sgt);
-	if (IS_ERR(sgt))
-		return 0;
-	arg->dma_addr = sg_dma_address(sgt->sgl);
-	arg->dma_segs = sgt->nents;
-	dma_buf_unmap_attachment_unlocked(s->probe, sgt, DMA_BIDIRECTIONAL);
 	return 0;
 }
 
@@ -316,7 +303,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 	s->size = s->dmabuf->size;
 	arg->phys_err = -EOPNOTSUPP;
 	if (s->mode == ION_TEST_MODE_NOMASK)
-		return ion_test_import_nomask(s, arg);
+		return ion_test_import_map_once(s, ion_test_nomask_device(),
+						arg);
 	if (s->mode == ION_TEST_MODE_PROBE) {
 		arg->dma_err = ion_test_attach(s, ion_test_probe_device());
 		return 0;
@@ -326,7 +314,8 @@ static int ion_test_import_dmabuf(struct ion_test_file *tf,
 	if (s->mode == ION_TEST_MODE_PROBE_SCRAMBLE)
 		return ion_test_import_scramble(s, arg);
 	if (s->mode == ION_TEST_MODE_PROBE_IDLE)
-		return ion_test_import_idle(s, arg);
+		return ion_test_import_map_once(s, ion_test_probe_device(),
+						arg);
 	if (!dev) {
 		arg->dma_err = -ENODEV;
 		return 0;
