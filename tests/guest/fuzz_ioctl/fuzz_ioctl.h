@@ -125,6 +125,9 @@ struct fmap {
 	size_t len;
 	int prot;
 	int deferred;	/* an auto-heap buffer's (or of a heap not known) */
+	int kind;	/* the kind of fd mapped */
+	int heap;	/* its buffer's heap id, -1 when not known */
+	unsigned long long off;	/* the mmap offset */
 };
 
 enum mode {

@@ -41,9 +41,10 @@ static int fd_maybe_auto(struct thr *t, int i)
 		f->not_auto = 1;
 		return 0;
 	}
-	if (access(IT_DEBUGFS "/heaps/" ION_AUTO_HEAP_NAME, R_OK))
+	/* Not readable (not root, or no memory for it): no answer. */
+	ret = it_heap_has_buffer(f->fd, ION_AUTO_HEAP_NAME);
+	if (ret < 0)
 		return 1;
-	ret = it_buffer_in_heap(f->fd, ION_AUTO_HEAP_NAME);
 	if (ret)
 		f->heap = ION_HEAP_AUTO_ID;
 	else
@@ -135,12 +136,15 @@ void op_set_name(struct thr *t)
 /* mmap, munmap, touching, close, dup, open                            */
 
 static void map_add(struct thr *t, void *addr, size_t len, int prot,
-		    int deferred)
+		    int deferred, int kind, int heap, unsigned long long off)
 {
 	t->maps[t->nmaps].addr = addr;
 	t->maps[t->nmaps].len = len;
 	t->maps[t->nmaps].prot = prot;
 	t->maps[t->nmaps].deferred = deferred;
+	t->maps[t->nmaps].kind = kind;
+	t->maps[t->nmaps].heap = heap;
+	t->maps[t->nmaps].off = off;
 	t->nmaps++;
 }
 
@@ -160,18 +164,28 @@ void touch_recover(int sig)
  * Read and write a byte of @m at @off.  A mapping of an auto buffer
  * before its first use is backed at this fault, and one that finds no
  * memory (injected, or the fuzzers' own use of it) is SIGBUS
- * (Documentation/ion.rst, the auto heap): counted, not a crash.  Any
- * other SIGBUS or SIGSEGV is the crash handler's.
+ * (Documentation/ion.rst, the auto heap): counted, not a crash.  A
+ * SIGBUS of any other mapping is a violation, recorded with the heap and
+ * the offsets; a SIGSEGV is the crash handler's.
  */
-static void touch(struct fmap *m, size_t off)
+static void touch(struct thr *t, struct fmap *m, size_t off)
 {
 	volatile unsigned char *b = m->addr + off;
 
-	if (m->deferred && sigsetjmp(touch_env, 1)) {
-		__atomic_add_fetch(&sh->touch_sigbus, 1, __ATOMIC_RELAXED);
+	if (sigsetjmp(touch_env, 1)) {
+		struct call c = { .name = "touching a mapping",
+				  .fd_kind = m->kind };
+
+		if (m->deferred) {
+			__atomic_add_fetch(&sh->touch_sigbus, 1,
+					   __ATOMIC_RELAXED);
+			return;
+		}
+		CALL_ARGS(&c, m->heap, m->off, m->len, off, m->prot);
+		violation(t, &c, 0, "SIGBUS on a mapping of no auto buffer");
 		return;
 	}
-	touching = m->deferred;
+	touching = 1;
 	if (m->prot & PROT_READ)
 		(void)*b;
 	if (m->prot & PROT_WRITE)
@@ -334,9 +348,10 @@ void op_mmap(struct thr *t)
 	}
 	if (err)
 		return;
-	map_add(t, addr, page_align(len), prot, fd_maybe_auto(t, i));
-	touch(&t->maps[t->nmaps - 1], 0);
-	touch(&t->maps[t->nmaps - 1], page_align(len) - 1);
+	map_add(t, addr, page_align(len), prot, fd_maybe_auto(t, i), kind,
+		kind == K_BUF ? t->fds[i].heap : -1, off);
+	touch(t, &t->maps[t->nmaps - 1], 0);
+	touch(t, &t->maps[t->nmaps - 1], page_align(len) - 1);
 }
 
 void op_touch(struct thr *t)
@@ -346,7 +361,7 @@ void op_touch(struct thr *t)
 	if (!t->nmaps)
 		return;
 	m = &t->maps[below(t, t->nmaps)];
-	touch(m, below(t, m->len));
+	touch(t, m, below(t, m->len));
 }
 
 void op_close(struct thr *t)

@@ -388,6 +388,12 @@ int it_buffer_has_device(int buf_fd, const char *heap, const char *name);
 int it_buffer_in_heap(int buf_fd, const char *heap);
 
 /*
+ * The same, over every row however many, telling a failed read apart: 1
+ * listed, 0 not, -errno when the file could not be read whole.
+ */
+int it_heap_has_buffer(int buf_fd, const char *heap);
+
+/*
  * Client files ("<comm>-<pid>") debugfs still has for process @pid, each
  * named in a diagnostic; -1 when the clients directory cannot be read.
  */

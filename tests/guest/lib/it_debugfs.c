@@ -249,6 +249,40 @@ int it_buffer_has_device(int buf_fd, const char *heap, const char *name)
 	return ret;
 }
 
+int it_heap_has_buffer(int buf_fd, const char *heap)
+{
+	char path[128], want[32], *text = NULL, *line, *save, *tok, *tsave;
+	int ret, col = -1, c, found = 0, table = 0;
+
+	snprintf(path, sizeof(path), IT_DEBUGFS "/heaps/%s", heap);
+	snprintf(want, sizeof(want), "%lu", it_ino(buf_fd));
+	ret = it_read_file(path, &text);
+	if (ret < 0)
+		return ret;
+	/* Every row, however many: no IT_DFS_MAX_ROWS here. */
+	for (line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!table) {
+			table = !strchr(line, ':') && strchr(line, '\t');
+			if (!table)
+				continue;
+			for (c = 0, tok = strtok_r(line, "\t", &tsave); tok;
+			     c++, tok = strtok_r(NULL, "\t", &tsave))
+				if (!strcmp(tok, "ino"))
+					col = c;
+			if (col < 0)
+				break;
+			continue;
+		}
+		for (c = 0, tok = strtok_r(line, "\t", &tsave);
+		     tok && c < col; c++)
+			tok = strtok_r(NULL, "\t", &tsave);
+		found = tok && !strcmp(tok, want);
+	}
+	free(text);
+	return col < 0 ? -EPROTO : found;
+}
+
 int it_buffer_in_heap(int buf_fd, const char *heap)
 {
 	return it_buffer_num(buf_fd, heap, "ino") >= 0;

@@ -208,7 +208,13 @@ int it_read_file(const char *path, char **out)
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {	/* not a partial text taken for the whole */
+			n = -errno;
+			free(buf);
+			close(fd);
+			return (int)n;
+		}
+		if (!n)
 			break;
 		len += n;
 	}
