@@ -127,7 +127,8 @@ struct ion_auto_buffer {
 };
 
 int ion_auto_back(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
-int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
+int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
+		  bool contig_only);
 void ion_auto_unback(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 bool ion_auto_fits(const struct ion_auto_buffer *ab,
 		   const struct ion_auto_dev *d, const char **why);

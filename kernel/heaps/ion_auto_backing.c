@@ -116,17 +116,6 @@ static bool ion_auto_collate(struct ion_auto_buffer *ab)
 	return direct;
 }
 
-/* The attached devices without an IOMMU. */
-static unsigned int ion_auto_directs(const struct ion_auto_buffer *ab)
-{
-	const struct ion_auto_dev *d;
-	unsigned int n = 0;
-
-	list_for_each_entry(d, &ab->devs, node)
-		n += !d->any_backing;
-	return n;
-}
-
 /* Does every chunk of the backing end at or below @limit? */
 static bool ion_auto_below(const struct ion_auto_buffer *ab, u64 limit)
 {
@@ -438,8 +427,10 @@ static void *ion_auto_vmap(struct ion_buffer *buffer, struct sg_table *sgt)
 
 /**
  * ion_auto_move() - back an auto buffer anew, for every attached device
- * @buffer: the buffer, backed and mapped by nobody
- * @ab:	    its state, with the device that did not fit already listed
+ * @buffer:	 the buffer, backed and mapped by nobody
+ * @ab:		 its state, with the device that did not fit already listed
+ * @contig_only: the old backing is one range that another attached direct
+ *		 device uses: take one range below the new limit or fail
  *
  * Chooses and allocates the new backing as at first use, copies the
  * contents into it and frees the old one (DOC above).
@@ -448,10 +439,9 @@ static void *ion_auto_vmap(struct ion_buffer *buffer, struct sg_table *sgt)
  * Return: 0 with the new backing in @ab; -ENOMEM, -ERANGE or -EINTR as
  * ion_auto_back(), the old backing kept and @ab->fail saying why.
  */
-int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab)
+int ion_auto_move(struct ion_buffer *buffer, struct ion_auto_buffer *ab,
+		  bool contig_only)
 {
-	bool contig_only = ab->kind == ION_AUTO_CONTIG &&
-			   ion_auto_directs(ab) > 1;
 	struct ion_auto_buffer old = {};
 	const char *why = ab->why;
 	u64 limit = ab->limit;

@@ -237,6 +237,8 @@ static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
 {
 	struct ion_auto_buffer *ab = buffer->priv_virt;
 	enum ion_auto_kind old = ab->kind;
+	/* A direct device attached before @dev maps the one range as is. */
+	bool contig_only = old == ION_AUTO_CONTIG && ab->sum.direct;
 	struct ion_auto_dev *d;
 	int ret;
 
@@ -245,7 +247,7 @@ static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
 		return ERR_PTR(-ENOMEM);
 	ion_auto_record(d, dev);
 	list_add_tail(&d->node, &ab->devs);
-	ret = ion_auto_move(buffer, ab);
+	ret = ion_auto_move(buffer, ab, contig_only);
 	if (ret) {
 		ion_auto_note_failure(ab->fail, ret);
 		list_del(&d->node);

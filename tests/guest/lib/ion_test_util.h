@@ -384,7 +384,10 @@ long long it_buffer_num_ino(unsigned long ino, const char *heap,
  */
 int it_buffer_has_device(int buf_fd, const char *heap, const char *name);
 
-/* Is the dma-buf behind @buf_fd listed in heap @heap's debugfs file? */
+/*
+ * Is the dma-buf behind @buf_fd listed in heap @heap's debugfs file (every
+ * row)?  1 yes; 0 no, or the file could not be read whole.
+ */
 int it_buffer_in_heap(int buf_fd, const char *heap);
 
 /*

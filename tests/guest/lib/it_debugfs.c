@@ -285,7 +285,7 @@ int it_heap_has_buffer(int buf_fd, const char *heap)
 
 int it_buffer_in_heap(int buf_fd, const char *heap)
 {
-	return it_buffer_num(buf_fd, heap, "ino") >= 0;
+	return it_heap_has_buffer(buf_fd, heap) == 1;
 }
 
 int it_clients_of(pid_t pid)
