@@ -9,6 +9,12 @@
  * so one that spans chunks fails with -EINVAL (mainline's heaps refuse
  * it, or fail alike), and a deferred heap's buffer has been backed by
  * then.
+ *
+ * An uncached buffer takes no private mapping at all (-EINVAL, as
+ * mainline's heaps answer every private one): copy-on-write would put the
+ * write-combined page protection on the anonymous copies, which the kernel
+ * fills through their cacheable linear map (an attribute alias; on arm64
+ * the copy stays dirty in the cache under a non-cacheable mapping).
  */
 #include <linux/dma-buf.h>
 #include <linux/err.h>
@@ -145,7 +151,8 @@ static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
  * @dmabuf: the buffer's dma-buf
  * @vma:    the user mapping, at most the buffer's size from vm_pgoff on
  *
- * An uncached buffer is mapped write-combined.  A heap's map_user op maps
+ * An uncached buffer is mapped write-combined, and only shared (DOC
+ * above: no copy-on-write mapping).  A heap's map_user op maps
  * it, or else its sg table's pages are remapped; a deferred heap's buffer
  * still waiting for its first use gets pages at the first fault instead,
  * unless the mapping is private and writable.  The mappings the core
@@ -154,8 +161,8 @@ static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
  *
  * Context: Process context; sleeps; the caller's mmap_lock held, takes
  * &ion_core_buffer.lock.
- * Return: 0, -EINVAL for a range outside the buffer, or the -errno of
- * the mapping.
+ * Return: 0, -EINVAL for a range outside the buffer or a private mapping
+ * of an uncached buffer, or the -errno of the mapping.
  */
 int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
@@ -167,9 +174,12 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	if (check_add_overflow(vma->vm_pgoff, vma_pages(vma), &end) ||
 	    end > buffer->base.size >> PAGE_SHIFT)
 		return -EINVAL;
-	trace_ion_mmap(buffer, vma);
-	if (!ion_buffer_cached(buffer))
+	if (!ion_buffer_cached(buffer)) {
+		if (ion_vma_is_cow(vma))
+			return -EINVAL;
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	}
+	trace_ion_mmap(buffer, vma);
 	if (heap->ops->map_user)
 		return heap->ops->map_user(heap, &buffer->base, vma);
 	vma->vm_private_data = buffer;

@@ -26,6 +26,8 @@
  * device is not DMA-coherent): SYNC_START must invalidate and SYNC_END
  * clean the buffer.  QEMU's TCG models no caches, so this shows the
  * maintenance is done, not that the data would be lost without it.
+ *
+ * Everywhere: an uncached buffer refuses private (copy-on-write) mappings.
  */
 #include "heap_util.h"
 
@@ -226,6 +228,39 @@ out:
 		close(buf);
 }
 
+/*
+ * An uncached buffer takes no private mapping (kernel/core/
+ * ion_dmabuf_mmap.c, DOC): copy-on-write would give the anonymous copies
+ * the write-combined protection over their cacheable linear map.  One
+ * page, so that every heap's buffer is one chunk, which a private mapping
+ * could map whole before.  A shared mapping of the same buffer works.
+ */
+static void private_case(int ion, const struct it_heap *kh)
+{
+	static const int prots[] = { PROT_READ | PROT_WRITE, PROT_READ };
+	unsigned int i;
+	void *p;
+	int buf;
+
+	buf = ht_alloc(ion, 4096, 0, kh->id, 0);
+	if (!tap_ok(buf >= 0, "%s uncached: one page allocated", kh->name))
+		return;
+	for (i = 0; i < IT_ARRAY_SIZE(prots); i++) {
+		p = mmap(NULL, 4096, prots[i], MAP_PRIVATE, buf, 0);
+		tap_errno(p == MAP_FAILED ? -1 : 0, EINVAL,
+			  "%s uncached: MAP_PRIVATE %s is refused", kh->name,
+			  i ? "read-only (may become writable)" : "read-write");
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	tap_ok(p != MAP_FAILED, "%s uncached: MAP_SHARED still maps",
+	       kh->name);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(buf);
+}
+
 int main(void)
 {
 	const struct it_heap *kh;
@@ -245,6 +280,7 @@ int main(void)
 	memtype_list_note();
 #endif
 	for (i = 0; (kh = it_known_next(&hs, &i)); i++) {
+		private_case(ion, kh);
 		for (c = 0; c < IT_ARRAY_SIZE(ht_cache_modes); c++) {
 			attr_case(ion, tfd, kh, ht_cache_modes[c].flags,
 				  ht_cache_modes[c].name);
