@@ -66,8 +66,9 @@
  * uncached buffer, so that no stale cache line is read) into the new
  * one before it is made write-combined, and the old backing is freed.
  * When no new backing is to be had the old one stays and the attach
- * fails with the error of the choice.  A move from one contiguous range
- * while another direct device is attached takes one range or nothing
+ * fails with the error of the choice.  A move from a backing of one entry
+ * (a contiguous range, or a single chunk of any other kind) while another
+ * direct device is attached takes one range or nothing
  * (-ENOMEM): the fallback of scattered chunks would break that device at
  * its next map, if it needs one segment (as vb2-dma-contig does), where
  * it mapped fine before the newcomer attached.
@@ -199,7 +200,7 @@ static int ion_auto_alloc_contig(struct ion_buffer *buffer,
 
 /*
  * A direct device attached: one range, else chunks within reach, unless
- * @contig_only (a move from one range that a direct device still uses).
+ * @contig_only (a move from one entry that a direct device still uses).
  */
 static int ion_auto_back_direct(struct ion_buffer *buffer,
 				struct ion_auto_buffer *ab, bool pool,
@@ -219,7 +220,7 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 		return -ERANGE;
 	}
 	if (contig_only) {
-		ab->why = "move: no contiguous range below the new mask, one a direct device uses";
+		ab->why = "move: no contiguous range below the new mask, one entry a direct device uses";
 		return ret;
 	}
 	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit, pool);
@@ -281,7 +282,7 @@ static int ion_auto_set_uncached(struct ion_buffer *buffer,
 /*
  * ion_auto_back() for a first use (@from NULL, the backing zeroed) or a
  * move (@from a kernel mapping of the old backing, copied into the new
- * one; @contig_only when the old one was a range an attached direct
+ * one; @contig_only when the old one was one entry an attached direct
  * device still needs: no fallback to scattered chunks then).
  */
 static int ion_auto_back_from(struct ion_buffer *buffer,
@@ -429,7 +430,7 @@ static void *ion_auto_vmap(struct ion_buffer *buffer, struct sg_table *sgt)
  * ion_auto_move() - back an auto buffer anew, for every attached device
  * @buffer:	 the buffer, backed and mapped by nobody
  * @ab:		 its state, with the device that did not fit already listed
- * @contig_only: the old backing is one range that another attached direct
+ * @contig_only: the old backing is one entry that another attached direct
  *		 device uses: take one range below the new limit or fail
  *
  * Chooses and allocates the new backing as at first use, copies the

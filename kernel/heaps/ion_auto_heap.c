@@ -237,8 +237,11 @@ static struct sg_table *ion_auto_move_op(struct ion_heap *heap,
 {
 	struct ion_auto_buffer *ab = buffer->priv_virt;
 	enum ion_auto_kind old = ab->kind;
-	/* A direct device attached before @dev maps the one range as is. */
-	bool contig_only = old == ION_AUTO_CONTIG && ab->sum.direct;
+	/*
+	 * A direct device attached before @dev maps a one-entry backing (a
+	 * range, or one chunk of any kind) as one segment: keep it so.
+	 */
+	bool contig_only = ab->sgt.orig_nents == 1 && ab->sum.direct;
 	struct ion_auto_dev *d;
 	int ret;
 

@@ -442,17 +442,36 @@ static void release_held(void)
 }
 
 /*
- * A move away from one range that a direct device still uses: the probe
- * device (direct, 64-bit) backs a buffer with one range, maps it once and
- * stays attached, as a driver between two uses; edu attaching late needs
- * the range below its mask, and none is to be had there (debugfs
- * fail/contig): the attach fails with ENOMEM and the probe's range stays,
+ * The CPU's first use of @buf: a write through a shared mapping, which
+ * backs it with system memory (one chunk for 1 MiB on a fresh guest).
+ */
+static int cpu_first_use(int buf, size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	p[0] = 1;
+	munmap(p, len);
+	return 0;
+}
+
+/*
+ * A move away from one entry that a direct device still uses: the probe
+ * device (direct, 64-bit) backs a buffer with one range (or, @cpu_first,
+ * finds the one chunk the CPU's first use took and fits it), maps it once
+ * and stays attached, as a driver between two uses; edu attaching late
+ * needs a range below its mask, and none is to be had there (debugfs
+ * fail/contig): the attach fails with ENOMEM and the probe's entry stays,
  * instead of a move to scattered chunks that a device needing one segment
  * could not map again.
  */
 static void keep_contig_case(int ion, int tfd,
-			     const struct ion_test_info *info)
+			     const struct ion_test_info *info,
+			     unsigned int cpu_first)
 {
+	const char *kind = cpu_first ? "backing=system" : "backing=contiguous";
+	const char *c = cpu_first ? "keep chunk" : "keep range";
 	const size_t len = 1 << 20;
 	unsigned long long top = 1ULL << info->dma_bits;
 	long long moves0 = auto_num("auto_moves");
@@ -462,24 +481,40 @@ static void keep_contig_case(int ion, int tfd,
 	/* Room in the fd table, which the held buffers may fill. */
 	for (i = 0; i < 8 && nheld; i++)
 		close(held[--nheld]);
-	buf = auto_alloc(ion, len, ION_FLAG_CACHED);
-	pi = buf < 0 ? buf : ht_import(tfd, buf, ION_TEST_MODE_PROBE_IDLE, &pr);
-	tap_diag("keep range: probe import %d, dma_err %d, %u segment(s)", pi,
-		 pr.dma_err, pr.dma_segs);
+	for (i = 0; i < HOLD_MAX; i++) {
+		buf = auto_alloc(ion, len, ION_FLAG_CACHED);
+		pi = buf < 0 ? buf : cpu_first ? cpu_first_use(buf, len) : 0;
+		if (!pi)
+			pi = ht_import(tfd, buf, ION_TEST_MODE_PROBE_IDLE, &pr);
+		/* A chunk below edu's mask is held: the next is above. */
+		if (!cpu_first || pi || pr.dma_err ||
+		    pr.dma_addr + len > top || nheld == HOLD_MAX)
+			break;
+		ht_release(tfd, pr.slot);
+		held[nheld++] = buf;
+	}
+	tap_diag("%s: probe import %d, dma_err %d, %u segment(s), %d held",
+		 c, pi, pr.dma_err, pr.dma_segs, i);
+	if (cpu_first && !pi && !pr.dma_err &&
+	    !detail_has(buf, kind, "moves=0", "", "")) {
+		/* The probe refuses a backing of several chunks: a move. */
+		tap_skip(c, "the CPU's first use took more than one chunk");
+		goto out;
+	}
 	/* Segments: the probe device's largest one (64 KiB without dma_parms). */
 	if (!tap_ok(!pi && !pr.dma_err &&
-		    detail_has(buf, "backing=contiguous", "devs=1 direct=1",
-			       "", ""),
-		    "keep range: the probe device's first use: one range, mapped once"))
+		    detail_has(buf, kind, "devs=1 direct=1", "moves=0", ""),
+		    "%s: %s, the probe device maps it once", c,
+		    cpu_first ? "the CPU's first use: one chunk" :
+				"the probe device's first use: one range"))
 		goto out;
 	/*
 	 * Its DMA address is the physical one (no IOMMU, not bounced); not
 	 * ion_phys(), after which the backing never moves.
 	 */
-	tap_diag("keep range: the probe's range at 0x%llx", pr.dma_addr);
+	tap_diag("%s: the probe's range at 0x%llx", c, pr.dma_addr);
 	if (pr.dma_addr + len <= top) {
-		tap_skip("keep range: edu attaching late is refused",
-			 "the probe's range is below edu's mask already");
+		tap_skip(c, "the probe's range is below edu's mask already");
 		goto out;
 	}
 	/*
@@ -493,20 +528,20 @@ static void keep_contig_case(int ion, int tfd,
 	it_fail_set("contig", "times", 1);
 	ei = ht_import(tfd, buf, ION_TEST_MODE_EDU_FIRST, &e);
 	it_fail_set("contig", "times", 0);
-	tap_diag("keep range: edu's attach %d, dma_err %d, %u segment(s)", ei,
+	tap_diag("%s: edu's attach %d, dma_err %d, %u segment(s)", c, ei,
 		 e.dma_err, e.dma_segs);
 	tap_ok(!ei && e.dma_err == -ENOMEM && it_fail_get("contig", "hits") == 1,
-	       "keep range: edu attaching late, no range below its mask: ENOMEM");
+	       "%s: edu attaching late, no range below its mask: ENOMEM", c);
 	tap_ok(auto_num("auto_moves") == moves0 &&
-	       detail_has(buf, "backing=contiguous", "moves=0",
+	       detail_has(buf, kind, "moves=0",
 			  "failed: move: no contiguous range", ""),
-	       "keep range: not moved, debugfs says why");
+	       "%s: not moved, debugfs says why", c);
 	ret = ht_import(tfd, buf, ION_TEST_MODE_PROBE, &again);
-	tap_diag("keep range: the probe maps 0x%llx, %u segment(s)",
+	tap_diag("%s: the probe maps 0x%llx, %u segment(s)", c,
 		 again.dma_addr, again.dma_segs);
 	tap_ok(!ret && !again.dma_err && again.dma_addr == pr.dma_addr &&
 	       again.dma_segs == pr.dma_segs,
-	       "keep range: the probe device maps the same range again");
+	       "%s: the probe device maps the same range again", c);
 	if (!ret)
 		ht_release(tfd, again.slot);
 out:
@@ -742,7 +777,8 @@ int main(void)
 			 "edu behind an IOMMU fits any backing" :
 			 "swiotlb=force: edu reaches all of RAM");
 	else
-		keep_contig_case(ion, tfd, &info);
+		for (m = 0; m < 2; m++)
+			keep_contig_case(ion, tfd, &info, m);
 	release_held();
 	if (info.iommu)
 		tap_skip("scattered fallback shared", "edu behind an IOMMU");
