@@ -155,9 +155,10 @@ static const struct vm_operations_struct ion_dmabuf_deferred_vm_ops = {
  * above: no copy-on-write mapping).  A heap's map_user op maps
  * it, or else its sg table's pages are remapped; a deferred heap's buffer
  * still waiting for its first use gets pages at the first fault instead,
- * unless the mapping is private and writable.  The mappings the core
- * makes are counted until they are unmapped (ion_buffer_mapped()), and
- * cannot be split where the heap says so (&ion_heap.whole_maps).
+ * unless the mapping is private (and so may become writable).  The
+ * mappings the core makes are counted until they are unmapped
+ * (ion_buffer_mapped()), and cannot be split where the heap says so
+ * (&ion_heap.whole_maps).
  *
  * Context: Process context; sleeps; the caller's mmap_lock held, takes
  * &ion_core_buffer.lock.
@@ -185,7 +186,7 @@ int ion_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 	vma->vm_private_data = buffer;
 	mutex_lock(&buffer->lock);
 	/*
-	 * A private writable (copy-on-write) mapping cannot take pfns one
+	 * A private (copy-on-write) mapping cannot take pfns one
 	 * fault at a time (vmf_insert_pfn() BUGs on it): it backs the buffer
 	 * now and is mapped whole, as every other buffer is.
 	 */

@@ -141,7 +141,9 @@ EXPORT_SYMBOL_NS_GPL(ion_client_destroy, ION);
  * Context: Process context; sleeps.
  * Return: a new handle, or ERR_PTR(): -EINVAL for a bad @client, @len,
  * @align or @flags, -ENODEV when no registered heap is in both masks,
- * -ENOMEM when no heap could give the memory.
+ * -ENOMEM when no heap could give the memory, -EDQUOT when a quota
+ * refused it (kernel clients count as root: only with quota_root set),
+ * -EINTR when the calling task has a fatal signal pending.
  */
 struct ion_handle *ion_alloc(struct ion_client *client, size_t len,
 			     size_t align, unsigned int heap_mask,
@@ -300,13 +302,16 @@ EXPORT_SYMBOL_NS_GPL(ion_share_fd, ION);
  * @len:    where to store the length in bytes
  *
  * Only heaps of physically contiguous memory (system_contig, carveout,
- * dma) can answer.  The address is a CPU physical address, not a DMA
+ * dma) can answer, and the auto heap for a buffer backed by one range; a
+ * deferred buffer is backed first (its first use), and its backing never
+ * moves after.  The address is a CPU physical address, not a DMA
  * address: a device behind an IOMMU must map ion_sg_table()'s table.
  *
  * Context: Process context; sleeps.
- * Return: 0, -EINVAL when @handle is not a live handle of @client, or
- * -ENODEV when the buffer's heap has no phys op (the system heap: its
- * memory is not contiguous).
+ * Return: 0, -EINVAL when @handle is not a live handle of @client,
+ * -ENODEV when the buffer's memory is not one range (the system heap, an
+ * auto buffer backed otherwise), or the first use's error (-ENOMEM,
+ * -ERANGE, -EINTR).
  */
 int ion_phys(struct ion_client *client, struct ion_handle *handle,
 	     ion_phys_addr_t *addr, size_t *len)

@@ -257,7 +257,9 @@ static void ion_quota_show_owner(struct seq_file *s,
 
 /*
  * Users under the heap lock (no heap goes meanwhile), then clients and
- * the owners gone clients left (ion_owner.c) under the client lock: the
+ * the owners gone user clients left (ion_owner.c; a destroyed kernel
+ * client's live buffers still count in its user's row, not in a client
+ * row) under the client lock: the
  * two are never held together, and neither is the allocation path's
  * spinlock.  Counters are read one by one.  Unlike the other views this
  * file holds the heap lock (read) and the client lock for a walk over

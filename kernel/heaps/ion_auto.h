@@ -87,7 +87,8 @@ struct ion_auto_sum {
  * @kind:    the backing, ION_AUTO_WAITING until the first use
  * @why:     why that backing (a constant string), or why none fitted
  * @fail:    the constraint not met at the last failed first use, late
- *	     attach or move (a constant string), or NULL
+ *	     attach or move (a constant string), or NULL; cleared by a
+ *	     first use or move that succeeds, not by an attach that fits
  * @moves:   times the backing moved for a device attaching late
  * @sum:     the constraints of the devices attached now, for debugfs
  * @limit:   the smallest @limit of the attached devices at first use
