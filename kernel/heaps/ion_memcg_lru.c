@@ -177,8 +177,17 @@ bool ion_memcg_pool_add(struct ion_memcg_pool *mp, struct page *page)
 	if (!ion_memcg_lru_prepare(&mp->lru, memcg)) {
 		INIT_LIST_HEAD(&page->lru);
 		set_page_private(page, jiffies);
-		added = ion_list_lru_add(&mp->lru, &page->lru,
-					 page_to_nid(page), memcg);
+		/*
+		 * Not for a cgroup going offline: once its lists moved to the
+		 * parent, an add files the chunk there but sets the shrinker
+		 * bit of the dead cgroup, which reclaim never visits.  Its
+		 * offlining waits for a grace period after it is marked dying.
+		 */
+		rcu_read_lock();
+		if (!css_is_dying(&memcg->css))
+			added = ion_list_lru_add(&mp->lru, &page->lru,
+						 page_to_nid(page), memcg);
+		rcu_read_unlock();
 		if (!added)
 			set_page_private(page, 0);
 	}
