@@ -51,7 +51,9 @@
  * pools' shrinker is memcg-aware: reclaim in a cgroup (its memory.max,
  * or a write to its memory.reclaim) gives that cgroup's pooled chunks
  * back to the buddy allocator, and their charge with them; global
- * reclaim and drop_caches reach every cgroup's lists.  Chunks still
+ * reclaim reaches every cgroup's lists but those it protects (below
+ * memory.min, or memory.low on its first pass: pooled chunks count as the
+ * cgroup's usage there), drop_caches every one.  Chunks still
  * waiting for the zeroing worker (a few milliseconds after their free,
  * longer when the CPUs are busy: it runs in SCHED_IDLE) are on no
  * cgroup's list yet: reclaim in a cgroup does not reach them (global
@@ -62,7 +64,12 @@
  * itself, uncharging them (an uncached one goes back to its block, on
  * x86, whose charge goes with its last chunk), rather than wait for the
  * worker (ion_pool_zero_release_limited(), counted in
- * pool_limit_freed_bytes).
+ * pool_limit_freed_bytes).  Only ion's allocations do: a page fault or a
+ * slab allocation of the cgroup's tasks at memory.max reclaims without
+ * them, and while the worker is starved of CPU that reclaim can fail and
+ * OOM-kill in the cgroup with its freed chunks still charged (a gap: the
+ * kernel offers modules no hook there; making waiting chunks reachable
+ * needs them on the cgroup's own lists before they are zeroed).
  *
  * When a cgroup is removed, the kernel moves its charges to its parent
  * (the chunks' obj_cgroup then names the parent, so folio_memcg() returns
