@@ -178,6 +178,13 @@ static int ion_cache_blocks_wc(struct sg_table *sgt)
 		large = ion_cache_linear_large(ion_sg_addr(sg));
 		ret = set_memory_wc(ion_sg_addr(sg), sg->length >> PAGE_SHIFT);
 		if (ret) {
+			/*
+			 * This entry too: a failed split part way through
+			 * leaves the part before it write-combined (as
+			 * ion_cache_pages_undo() says of the page array).
+			 */
+			WARN_ON_ONCE(set_memory_wb(ion_sg_addr(sg),
+						   sg->length >> PAGE_SHIFT));
 			ion_cache_blocks_undo(sgt, sg);
 			return ret;
 		}
