@@ -22,29 +22,43 @@
 #define ION_CHUNK_AHEAD_MAX	64
 
 /*
+ * The caller's cgroup's chunks waiting for the worker, given back when
+ * @npages more would take it (or an ancestor) past memory.max
+ * (ion_pool_zero_release_limited()); the pages given back.  Where charged
+ * chunks are never pooled (!ion_memcg_pools_enabled()) none of them waits.
+ */
+static unsigned long ion_chunk_release_limited(struct ion_chunk_pool *cp,
+					       unsigned long npages)
+{
+	unsigned long freed;
+
+	if (!ion_memcg_pools_enabled() || !ion_pool_zero_pending(cp->zero))
+		return 0;
+	freed = ion_pool_zero_release_limited(cp->zero, npages);
+	if (freed)
+		atomic_long_add(freed, &cp->limit_freed_pages);
+	return freed;
+}
+
+/*
  * Up to @n chunks charged to the caller's cgroup, onto @chunks.  When it
  * has none and its cgroup (or an ancestor) is at memory.max, the freed
  * chunks of that cgroup still waiting for the worker, charged but out of
  * reach of its reclaim, are given back by the caller itself
- * (ion_pool_zero_release_limited()), so that its fresh chunk can be
- * charged.  Where charged chunks are never pooled
- * (!ion_memcg_pools_enabled()) none of them waits either.
+ * (ion_chunk_release_limited()), so that its fresh chunk can be
+ * charged.
  */
 static unsigned long ion_chunk_get_charged(struct ion_chunk_pool *cp,
 					   unsigned int order, bool cached,
 					   unsigned long n,
 					   struct list_head *chunks)
 {
-	unsigned long got, freed;
+	unsigned long got;
 
 	got = ion_page_pools_get_charged(cp->pools, order, cached, n, chunks);
-	if (got || !ion_memcg_pools_enabled() ||
-	    !ion_pool_zero_pending(cp->zero))
-		return got;
-	freed = ion_pool_zero_release_limited(cp->zero, 1UL << order);
-	if (freed)
-		atomic_long_add(freed, &cp->limit_freed_pages);
-	return 0;
+	if (!got)
+		ion_chunk_release_limited(cp, 1UL << order);
+	return got;
 }
 
 /**
@@ -170,9 +184,19 @@ struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
 		return page;
 	/* Converted already; a charged caller's from its cgroup's blocks. */
 	if (!w->cached && w->blocks) {
+		bool charged = ion_memcg_caller_charged();
+
+		/*
+		 * A new block is charged whole: a cgroup that 2 MiB more
+		 * would take past memory.max gives back its waiting chunks
+		 * first, or the block could not be had (and its chunk would
+		 * be converted alone, splitting the direct map).
+		 */
+		if (charged)
+			ion_chunk_release_limited(cp,
+						  1UL << ION_CACHE_BLOCK_ORDER);
 		*src = ION_CHUNK_BLOCK;
-		page = ion_cache_uncached_chunk(order, w->nid,
-						ion_memcg_caller_charged(),
+		page = ion_cache_uncached_chunk(order, w->nid, charged,
 						w->limit);
 		if (page)
 			return page;

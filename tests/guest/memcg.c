@@ -466,6 +466,11 @@ int main(void)
 		 */
 		p0 = charged_pooled();
 		alloc_free(&a, 4, sys);
+		/*
+		 * Pooled before the removal: a chunk the worker reaches once
+		 * its cgroup is going away is given back instead.
+		 */
+		ht_wait_deferred();
 	}
 	it_worker_stop(&a);
 	it_worker_stop(&b);

@@ -23,6 +23,10 @@
  *   back);
  * - a's new buffers are charged to it.
  *
+ * Then, on x86, the same for an uncached 4 KiB buffer of a cgroup 512 KiB
+ * below its memory.max: its chunk comes from a 2 MiB block charged whole
+ * to the cgroup, for which the cgroup gives back its waiting chunks.
+ *
  * SKIP with one CPU, before 6.8 (no per-memcg pools: charged chunks are
  * never deferred) or without cgroup2's memory controller.
  */
@@ -171,6 +175,74 @@ static void test_busy(struct it_worker *a, struct it_worker *b, int cpu)
 	tap_ok(!ht_wait_deferred(), "the worker zeroes the rest once it runs");
 }
 
+/*
+ * x86: a charged uncached allocation takes a chunk of a 2 MiB block
+ * charged whole to its cgroup.  With a's cached chunks waiting for the
+ * worker, the rest of what it holds reclaimed, and its memory.max 512 KiB
+ * above its usage, a 4 KiB uncached buffer
+ * needs room for the block: a gives back its waiting chunks for it, and
+ * the chunk comes from a block, not converted alone (which splits the
+ * direct map: uncached_fallback_chunks).
+ */
+static void test_block(struct it_worker *a, int cpu)
+{
+	const unsigned int sys = ION_HEAP_SYSTEM_MASK;
+	pid_t kworker = find_thread(WORKER_COMM), spin;
+	long long f0, g0, f1, g1, cur;
+	struct it_reply r;
+	cpu_set_t saved;
+	char max[32];
+
+	if (ht_system_num("uncached_fallback_chunks") < 0) {
+		tap_skip("block room", "no uncached blocks (x86 only)");
+		return;
+	}
+	if (!tap_ok(kworker > 0 &&
+		    !sched_getaffinity(kworker, sizeof(saved), &saved) &&
+		    !pin(kworker, cpu),
+		    "block room: the pool worker pinned to CPU %d", cpu))
+		return;
+	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
+	tap_ok(r.done == A_MB, "block room: a holds %d MiB", A_MB);
+	spin = spinner(cpu);
+	usleep(300000);		/* the spinner has the CPU */
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	usleep(50000);
+	/*
+	 * What a's reclaim reaches goes first (its pooled chunks, page
+	 * cache): only the waiting chunks can make room after this (EAGAIN:
+	 * it could not reclaim 64M, as expected).
+	 */
+	ht_write_str(CG_A "/memory.reclaim", "64M", 0);
+	cur = it_cg_num(CG_A, "memory.current", NULL);
+	snprintf(max, sizeof(max), "%lld", cur + MIB_LL / 2);
+	f0 = ht_system_num("uncached_fallback_chunks");
+	g0 = ht_system_num("pool_limit_freed_bytes");
+	tap_diag("block room: a at %lld KiB, memory.max %s, waiting %lld KiB",
+		 cur >> 10, max, ht_system_num("deferred_free_bytes") >> 10);
+	if (ht_write_str(CG_A "/memory.max", max, 0)) {
+		tap_ok(0, "block room: memory.max set");
+		goto out;
+	}
+	r = it_worker_alloc(a, 1, 4096, sys, 0);
+	f1 = ht_system_num("uncached_fallback_chunks");
+	g1 = ht_system_num("pool_limit_freed_bytes");
+	tap_diag("block room: fallback chunks +%lld, limit freed +%lld KiB",
+		 f1 - f0, (g1 - g0) >> 10);
+	tap_ok(r.done == 1 && still_running(spin),
+	       "block room: a gets a 4 KiB uncached buffer, worker starved");
+	tap_ok(f1 == f0, "block room: its chunk is a block's, not converted alone");
+	tap_ok(g1 - g0 >= MIB_LL,
+	       "block room: a gave back waiting chunks for the block");
+	it_worker_free(a, IT_WORKER_FREE_ALL);
+	ht_write_str(CG_A "/memory.max", "32M", 0);
+out:
+	kill(spin, SIGKILL);
+	waitpid(spin, NULL, 0);
+	sched_setaffinity(kworker, sizeof(saved), &saved);
+	tap_ok(!ht_wait_deferred(), "block room: the worker zeroes the rest");
+}
+
 int main(void)
 {
 	struct it_worker a, b;
@@ -197,6 +269,7 @@ int main(void)
 	it_worker_rounds(&a, 0, ION_HEAP_SYSTEM_MASK);	/* joined by now */
 	it_worker_rounds(&b, 0, ION_HEAP_SYSTEM_MASK);
 	test_busy(&a, &b, cpu);
+	test_block(&a, cpu);
 	it_worker_stop(&a);
 	it_worker_stop(&b);
 	ht_drop_pools();	/* a's last chunks would go to the root cgroup */
