@@ -222,6 +222,13 @@ install: dist install-dev
 	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -d $(DESTDIR)$(UDEVRULESDIR)
 	install -m 0644 udev/60-ion.rules $(DESTDIR)$(UDEVRULESDIR)/
+# Into the running system: the loader's cache learns the library, and
+# nodes that exist already (ion loaded) get the rules' group and mode.
+ifeq ($(DESTDIR),)
+	-ldconfig
+	-udevadm control --reload && udevadm trigger --action=change \
+		--subsystem-match=misc --subsystem-match=ion_dma_heap
+endif
 
 # ion.pc is written from PREFIX and LIBDIR at install time, never reused
 # from an install with other paths.

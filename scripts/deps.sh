@@ -53,7 +53,7 @@ PKGS=(build-essential make gcc gcc-multilib libc6-dev-i386 bc flex bison
 # make deb (dpkg-buildpackage with debhelper and dh-dkms), lintian on the
 # packages, and make check-deb (mmdebstrap builds the Debian system it
 # boots; mkfs.ext4 -d makes its disk without mounting anything).
-DEB_PKGS=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf mmdebstrap
+DEB_PKGS=(build-essential dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf mmdebstrap
 	  e2fsprogs rsync)
 
 log() { echo "deps: $*" >&2; }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # ion's cheap checks (make lint): checkpatch --strict, kernel-doc, a W=1
-# C=2 (sparse) module build, cppcheck on user space, lintian on the Debian
+# C=2 (sparse) module build, cppcheck on user space, SPDX lines against
+# debian/copyright, lintian on the Debian
 # packages (make deb).  Any finding fails.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,6 +114,53 @@ int main(void) { return 0; }'
 	fi
 }
 step "libion header: 64-bit off_t on 32-bit builds" lfs_header
+
+# Every SPDX line agrees with debian/copyright: a file's licence there is
+# that of the last Files: stanza whose pattern matches it (DEP-5).
+spdx_copyright() {
+	local -a pats=() lics=()
+	local line f id want lic i bad=0 files="" in_files=0
+	local -
+	set -f		# the Files: patterns are globs, not for the shell
+	while IFS= read -r line; do
+		case $line in
+		"Files: "*) files=${line#Files: }; in_files=1 ;;
+		" "*) [ $in_files = 1 ] && files+=" ${line# }" ;;
+		"License: "*)
+			for f in $files; do
+				pats+=("$f"); lics+=("${line#License: }")
+			done
+			files="" in_files=0 ;;
+		"") files="" in_files=0 ;;
+		*) in_files=0 ;;	# Copyright: and its lines
+		esac
+	done < debian/copyright
+	while IFS= read -r f; do
+		id=$(head -n 3 "$f" | grep -o 'SPDX-License-Identifier: .*' |
+		     head -n 1 | sed -e 's/^SPDX-License-Identifier: //' \
+			-e 's/ *\*\/$//' -e 's/ *-->$//')
+		[ -n "$id" ] || continue
+		case $id in
+		MIT) want=Expat ;;
+		GPL-2.0-only) want=GPL-2.0-only ;;
+		"GPL-2.0-only WITH Linux-syscall-note")
+			want="GPL-2.0-only with Linux-syscall-note exception" ;;
+		*) echo "$f: SPDX $id: no such licence in debian/copyright"
+		   bad=1; continue ;;
+		esac
+		lic=""
+		for i in "${!pats[@]}"; do
+			# shellcheck disable=SC2053 # the pattern is a glob
+			[[ $f == ${pats[$i]} ]] && lic=${lics[$i]}
+		done
+		if [ "$lic" != "$want" ]; then
+			echo "$f: SPDX $id, debian/copyright says ${lic:-nothing}"
+			bad=1
+		fi
+	done < <(git ls-files)
+	return $bad
+}
+step "SPDX lines agree with debian/copyright" spdx_copyright
 
 # The Debian packages (make deb), built afresh from the tree, and lintian
 # on all of them and the source package: an error or a warning fails.

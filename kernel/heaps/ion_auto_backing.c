@@ -220,7 +220,7 @@ static int ion_auto_back_direct(struct ion_buffer *buffer,
 		return -ERANGE;
 	}
 	if (contig_only) {
-		ab->why = "move: no contiguous range below the new mask, one entry a direct device uses";
+		ab->why = "move: no contiguous range below the new mask, one a direct device uses";
 		return ret;
 	}
 	ret = ion_auto_alloc_chunks(buffer, ab, ab->limit, pool);
