@@ -216,12 +216,17 @@ struct page *ion_chunk_get_or_alloc(struct ion_chunk_pool *cp,
  * @order:  its order
  * @cached: the pool it came from
  *
- * For allocations that failed half-way.
+ * For allocations that failed half-way.  An uncached chunk cut from a
+ * write-combined block goes back to its block (whether it came from there
+ * or from the pools): the pools' cap never counted a block's chunk, and a
+ * failed fill must not leave the pools above it.
  *
  * Context: Process context; may sleep.
  */
 void ion_chunk_put(struct ion_chunk_pool *cp, struct page *page,
 		   unsigned int order, bool cached)
 {
+	if (!cached && ion_cache_uncached_chunk_put(page, order))
+		return;
 	ion_page_pools_put(cp->pools, page, order, cached);
 }

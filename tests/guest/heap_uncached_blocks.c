@@ -22,6 +22,9 @@
  *   uncached buffer's dirty chunks go straight back to their block, the
  *   next buffer is cut from it and must read all zero (and a kept block
  *   after drop_caches likewise);
+ * - a fill stopped part way by SIGKILL gives its block chunks back to
+ *   their blocks: with pool_max_mb=0 and none kept, nothing is pooled
+ *   after and no block is held;
  * - pooled chunks handed back to their blocks are no reclaim progress:
  *   with every block kept (uncached_keep_blocks=64), 16 MiB of them
  *   pooled, the root cgroup's memory.reclaim of 16M takes them from the
@@ -39,6 +42,7 @@
  *   uncached_block_chunks, and CONTIG_ROUNDS rounds of mixed sizes from
  *   4 KiB to 2 MiB grow DirectMap4k by at most 2 MiB with no split.
  */
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -370,6 +374,58 @@ static void contig_case(int ion, int tfd)
 	       CONTIG_ROUNDS);
 }
 
+/*
+ * A fill stopped part way (SIGKILL: -EINTR) gives the chunks it cut from
+ * blocks back to their blocks, not to the pools, which never held them:
+ * with pool_max_mb=0 and no block kept, nothing is pooled after and every
+ * block is freed.
+ */
+static void killed_fill_case(int ion)
+{
+	size_t len = ht_meminfo("MemAvailable") / 2 / MiB * MiB;
+	long long pooled, blocks;
+	struct it_param cap;
+	int pfd[2], status = 0;
+	char c;
+	pid_t pid;
+
+	if (len > 512 * MiB)
+		len = 512 * MiB;
+	if (it_param_save(&cap, "pool_max_mb") ||
+	    it_param_set("pool_max_mb", "0") || it_param_set(KEEP, "0") ||
+	    ht_drop_pools() || pipe2(pfd, O_CLOEXEC)) {
+		tap_ok(0, "stopped fill: pool_max_mb=0, %s=0", KEEP);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (write(pfd[1], "s", 1) != 1)
+			_exit(2);
+		_exit(alloc_uncached(ion, len) < 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	if (pid > 0 && read(pfd[0], &c, 1) == 1) {
+		usleep(100000);		/* well into the fill */
+		kill(pid, SIGKILL);
+	}
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	pooled = ht_system_num("pool_bytes");
+	blocks = ht_system_num("uncached_blocks");
+	tap_diag("stopped fill of %zu MiB: pool_bytes %lld, uncached_blocks %lld",
+		 len / MiB, pooled, blocks);
+	if (!WIFSIGNALED(status)) {
+		tap_skip("stopped fill", "the allocation ended before the kill");
+	} else {
+		tap_ok(pooled == 0,
+		       "stopped fill: none of its chunks pooled (pool_max_mb=0)");
+		tap_ok(blocks == 0,
+		       "stopped fill: its blocks freed (none kept)");
+	}
+	it_param_restore(&cap);
+}
+
 int main(void)
 {
 	struct it_heaps hs;
@@ -395,6 +451,7 @@ int main(void)
 	direct_map_case(ion);
 	restore_case(ion, tfd);
 	zero_case(ion);
+	killed_fill_case(ion);
 	reclaim_case(ion);
 	contig_case(ion, tfd);
 	high_first_case(ion, tfd);
