@@ -9,7 +9,7 @@
  * driver written against them builds unchanged, plus ion_import_dma_buf()
  * and ion_share_dma_buf() for drivers that hold a struct dma_buf.  The
  * symbols are in the ION namespace: a module using them says
- * MODULE_IMPORT_NS(ION) and builds against ion's Module.symvers.
+ * ION_MODULE_IMPORT_NS() and builds against ion's Module.symvers.
  *
  * Every call looks the handle up among the client's live handles; a
  * foreign, stale or NULL handle gives -EINVAL (or an ERR_PTR, or nothing,
@@ -18,8 +18,18 @@
 #ifndef _LINUX_ION_H
 #define _LINUX_ION_H
 
+#include <linux/module.h>
 #include <linux/types.h>
 #include <uapi/linux/ion.h>
+
+/*
+ * The import of the ION namespace, the same on every kernel: the argument
+ * of MODULE_IMPORT_NS() is a bare word before 6.13 and a string literal
+ * from 6.13 on, the import_ns tag both make is this one.
+ */
+#ifndef ION_MODULE_IMPORT_NS
+#define ION_MODULE_IMPORT_NS()	MODULE_INFO(import_ns, "ION")
+#endif
 
 struct dma_buf;
 struct ion_client;

@@ -7,7 +7,7 @@
  * a struct ion_heap with a const ops table, registered with
  * ion_device_add_heap().  The core owns buffers (lifetime, accounting,
  * dma-buf, handles); a heap only provides and releases their backing.
- * The symbols are in the ION namespace (MODULE_IMPORT_NS(ION)); a heap in
+ * The symbols are in the ION namespace (ION_MODULE_IMPORT_NS()); a heap in
  * another module sets &ion_heap.owner to THIS_MODULE.
  */
 #ifndef _LINUX_ION_HEAP_H
@@ -17,10 +17,16 @@
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
+#include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <uapi/linux/ion.h>
+
+/* As in <linux/ion.h>: the import of the ION namespace on every kernel. */
+#ifndef ION_MODULE_IMPORT_NS
+#define ION_MODULE_IMPORT_NS()	MODULE_INFO(import_ns, "ION")
+#endif
 
 struct device;
 struct ion_heap;

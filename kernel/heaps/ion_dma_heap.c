@@ -38,8 +38,10 @@
  * to at most CONFIG_CMA_ALIGNMENT's order (1 MiB): more is -EINVAL.
  *
  * Both are physically contiguous on a DMA-direct device, so phys works.
- * Without CMA (Debian's amd64 kernel has CONFIG_CMA off) contiguous DMA
- * memory comes from the buddy allocator, so a buffer is at most
+ * Without CMA (Debian's amd64 6.1 and 6.12 kernels have CONFIG_CMA off;
+ * its 7.3 has CONFIG_DMA_CMA on with no area reserved, so the alignment
+ * cap applies there) contiguous DMA memory comes from the buddy
+ * allocator, so a buffer is at most
  * MAX_PAGE_ORDER pages (4 MiB on x86); a larger request is -ENOMEM and a
  * mask falls back to the next heap.  With CMA (arm64, make check-debug's
  * kernel) the limit is the CMA area: the heap's device has no area of its

@@ -300,7 +300,9 @@ ion_list_lru_walk_node(struct list_lru *lru, int nid, ion_lru_walk_cb isolate,
  * 6.13: a symbol namespace is a string literal, MODULE_IMPORT_NS("DMA_BUF");
  * before, a bare identifier the macros stringified.  ion spells them the
  * old way (MODULE_IMPORT_NS(DMA_BUF), EXPORT_SYMBOL_NS_GPL(sym, ION)),
- * which these give back their old meaning on the newer kernels.  A file
+ * which these give back their old meaning on the newer kernels.  Modules
+ * of other trees import ION with ION_MODULE_IMPORT_NS() of the public
+ * headers instead, which needs neither spelling.  A file
  * that names a namespace includes this header (through ion_heap.h or
  * ion_test_compat.h) before it does.
  */

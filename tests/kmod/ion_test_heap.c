@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ion_test_heap: a heap in a module of its own, registered through
- * <linux/ion_heap.h> the way a platform's heap driver does it.  The user
+ * <linux/ion_heap.h> the way a platform's heap driver does it, with the
+ * install-kapi files alone (no header of ion's tree).  The user
  * ABI (heap name and id, the custom command, the parameters) is in
  * ion_test_heap.h.
  */
@@ -19,7 +20,6 @@
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
-#include "ion_test_compat.h"
 #include "ion_test_heap.h"
 
 static atomic64_t ion_test_heap_allocs;
@@ -242,4 +242,4 @@ module_init(ion_test_heap_init);
 module_exit(ion_test_heap_exit);
 MODULE_DESCRIPTION("ion test heap registered from a module of its own");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(ION);
+ION_MODULE_IMPORT_NS();

@@ -249,5 +249,5 @@ module_init(ion_test_init);
 module_exit(ion_test_exit);
 MODULE_DESCRIPTION("ion test DMA importer for QEMU's edu device");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(ION);
+ION_MODULE_IMPORT_NS();
 MODULE_IMPORT_NS(DMA_BUF);
