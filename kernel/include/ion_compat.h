@@ -134,12 +134,19 @@ static inline struct shrinker *shrinker_alloc(unsigned int flags,
 	return &cs->shrinker;
 }
 
+/*
+ * register_shrinker() allocates, and may fail where 6.7's cannot (its
+ * shrinker_alloc() did): the pools then go unshrunk, so say so.
+ */
 static inline void shrinker_register(struct shrinker *s)
 {
 	struct ion_compat_shrinker *cs =
 		container_of(s, struct ion_compat_shrinker, shrinker);
 
 	cs->registered = !register_shrinker(s, "%s", cs->name);
+	if (!cs->registered)
+		pr_warn("ion: %s: no shrinker, reclaim will not shrink the pools\n",
+			cs->name);
 }
 
 static inline void shrinker_free(struct shrinker *s)
