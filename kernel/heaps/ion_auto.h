@@ -145,7 +145,7 @@ int ion_auto_alloc_chunks(struct ion_buffer *buffer,
 void ion_auto_put_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_free_chunks(struct ion_buffer *buffer, struct ion_auto_buffer *ab);
 void ion_auto_chunks_show(struct seq_file *s);
-unsigned long ion_auto_pooled(void);
+unsigned long ion_auto_pooled(bool cached);
 int ion_auto_chunks_init(void);
 void ion_auto_chunks_exit(void);
 

@@ -298,7 +298,8 @@ static int ion_auto_back_from(struct ion_buffer *buffer,
 
 	/* The reserve every heap leaves; pools count where chunks are taken. */
 	if (!ion_heap_leaves_reserve(buffer->size >> PAGE_SHIFT,
-				     pool && !direct ? ion_auto_pooled : NULL)) {
+				     pool && !direct ? ion_auto_pooled : NULL,
+				     cached)) {
 		ab->why = "would eat the memory reserve (1/16 of RAM)";
 		ret = -ENOMEM;
 		goto err_waiting;

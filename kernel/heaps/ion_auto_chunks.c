@@ -255,16 +255,18 @@ void ion_auto_chunks_show(struct seq_file *s)
 }
 
 /**
- * ion_auto_pooled() - pages the auto heap's pools hold
+ * ion_auto_pooled() - pages the auto heap's pools could give a buffer
+ * @cached: the buffer's cache mode
  *
- * For ion_heap_leaves_reserve().
+ * For ion_heap_leaves_reserve() (ion_chunk_pool_usable()).
  *
  * Context: Any context; the value may be stale.
- * Return: the pages of the pools' clean chunks.
+ * Return: the pages of the pools' clean chunks of that mode.
  */
-unsigned long ion_auto_pooled(void)
+unsigned long ion_auto_pooled(bool cached)
 {
-	return ion_auto_pools ? ion_chunk_pool_pages(ion_auto_pools) : 0;
+	return ion_auto_pools ? ion_chunk_pool_usable(ion_auto_pools, cached) :
+				0;
 }
 
 /**

@@ -99,6 +99,25 @@ unsigned long ion_chunk_pool_pages(struct ion_chunk_pool *cp)
 }
 
 /**
+ * ion_chunk_pool_usable() - pooled pages the caller's buffer could take
+ * @cp:     the heap's pools
+ * @cached: the buffer's cache mode
+ *
+ * For ion_heap_leaves_reserve(): the shared pools of @cached for a caller
+ * charged to no memory cgroup; none for a charged one (its cgroup's own
+ * chunks are not counted: the reserve check errs on the side of refusing).
+ *
+ * Context: any; the value may be stale by the time it is used.
+ * Return: the number of pages.
+ */
+unsigned long ion_chunk_pool_usable(struct ion_chunk_pool *cp, bool cached)
+{
+	if (ion_memcg_caller_charged())
+		return 0;
+	return ion_page_pools_uncharged_pages(cp->pools, cached);
+}
+
+/**
  * ion_chunk_alloc_table() - an sg table for a buffer of several chunks
  * @nents: its number of entries, at least 1
  *

@@ -115,6 +115,7 @@ void ion_chunk_free_table(struct ion_chunk_pool *cp, struct sg_table *sgt,
 			  bool cached);
 
 unsigned long ion_chunk_pool_pages(struct ion_chunk_pool *cp);
+unsigned long ion_chunk_pool_usable(struct ion_chunk_pool *cp, bool cached);
 void ion_chunk_pool_debug_show(struct ion_chunk_pool *cp, struct seq_file *s);
 
 #endif /* _ION_CHUNK_POOL_H */

@@ -280,7 +280,7 @@ static int ion_dma_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	if (align > ion_dma_max_align(len))
 		return -EINVAL;
 	if (len > ION_CHUNK_MAX ||	/* one sg entry for a cached buffer */
-	    !ion_heap_leaves_reserve(len >> PAGE_SHIFT, NULL))
+	    !ion_heap_leaves_reserve(len >> PAGE_SHIFT, NULL, false))
 		return -ENOMEM;
 	if (cached && ion_dma_lean)
 		return ion_dma_lean_allocate(heap->priv, buffer);

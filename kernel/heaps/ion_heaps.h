@@ -24,6 +24,6 @@ void ion_auto_heap_exit(void);
 
 /* ion_reserve.c: the memory a heap leaves to the rest of the system. */
 bool ion_heap_leaves_reserve(unsigned long want,
-			     unsigned long (*pooled)(void));
+			     unsigned long (*pooled)(bool cached), bool cached);
 
 #endif /* _ION_HEAPS_H */

@@ -346,6 +346,31 @@ unsigned long ion_page_pools_pages(struct ion_page_pools *pools)
 }
 
 /**
+ * ion_page_pools_uncharged_pages() - pages of the shared pools of one mode
+ * @pools:  the pools
+ * @cached: the cached pools, else the uncached ones
+ *
+ * The chunks charged to no memory cgroup, which any uncharged caller of
+ * that cache mode may take.
+ *
+ * Context: any; the value may be stale by the time it is used.
+ * Return: the number of pages.
+ */
+unsigned long ion_page_pools_uncharged_pages(struct ion_page_pools *pools,
+					     bool cached)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < pools->norders; i++) {
+		struct ion_page_pool *pool = &pools->pool[cached][i];
+
+		n += READ_ONCE(pool->count) << pool->order;
+	}
+	return n;
+}
+
+/**
  * ion_page_pools_debug_show() - the pools' lines of the heap's debugfs file
  * @pools: the heap's pools
  * @s:	   the heap's debugfs file

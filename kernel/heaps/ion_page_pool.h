@@ -73,6 +73,8 @@ unsigned long ion_page_pools_get_charged(struct ion_page_pools *pools,
 void ion_page_pools_put(struct ion_page_pools *pools, struct page *page,
 			unsigned int order, bool cached);
 unsigned long ion_page_pools_pages(struct ion_page_pools *pools);
+unsigned long ion_page_pools_uncharged_pages(struct ion_page_pools *pools,
+					     bool cached);
 unsigned long ion_page_pools_cap(void);
 unsigned long ion_page_pools_shrink(struct ion_page_pools *pools,
 				    unsigned long nr, bool may_block);

@@ -14,7 +14,10 @@
  * ion_heap_leaves_reserve() - may a buffer of @want pages be allocated?
  * @want:   pages the buffer needs
  * @pooled: the pages a heap's own pools could give it without the page
- *	    allocator, asked only when free memory is short; NULL: none
+ *	    allocator (of its cache mode, and that the caller's memory
+ *	    cgroup may take), asked only when free memory is short; NULL:
+ *	    none
+ * @cached: the buffer's cache mode, for @pooled
  *
  * A buffer may not take the memory the rest of the system needs to run
  * and to reclaim: when what it asks for (beyond what the pools hold) would
@@ -37,7 +40,8 @@
  * Context: Any context that may read the vm counters.
  * Return: true when the buffer leaves the reserve.
  */
-bool ion_heap_leaves_reserve(unsigned long want, unsigned long (*pooled)(void))
+bool ion_heap_leaves_reserve(unsigned long want,
+			     unsigned long (*pooled)(bool cached), bool cached)
 {
 	unsigned long reserve = totalram_pages() / 16, free, cma, have = 0;
 	unsigned long need;
@@ -51,7 +55,7 @@ bool ion_heap_leaves_reserve(unsigned long want, unsigned long (*pooled)(void))
 	if (free >= want + 2 * reserve)
 		return true;
 	if (pooled)
-		have = pooled();
+		have = pooled(cached);
 	if (want <= have)
 		return true;
 	need = want - have + reserve;

@@ -113,7 +113,7 @@ static int ion_contig_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 		return -ENOMEM;
 	if (order > MAX_PAGE_ORDER)
 		return -EINVAL;
-	if (!ion_heap_leaves_reserve(npages, NULL))
+	if (!ion_heap_leaves_reserve(npages, NULL, false))
 		return -ENOMEM;
 	if (fatal_signal_pending(current))
 		return -EINTR;

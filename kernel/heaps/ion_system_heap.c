@@ -230,9 +230,9 @@ static int ion_system_allocate_one(struct ion_buffer *buffer,
 }
 
 /* What the pools could give a buffer (ion_heap_leaves_reserve()). */
-static unsigned long ion_system_pooled(void)
+static unsigned long ion_system_pooled(bool cached)
 {
-	return ion_chunk_pool_pages(ion_system_pools);
+	return ion_chunk_pool_usable(ion_system_pools, cached);
 }
 
 /* Index of a part's lists: fresh chunks come first in the table. */
@@ -395,7 +395,8 @@ static int ion_system_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 	int ret, one;
 	bool big;
 
-	if (!ion_heap_leaves_reserve(len >> PAGE_SHIFT, ion_system_pooled))
+	if (!ion_heap_leaves_reserve(len >> PAGE_SHIFT, ion_system_pooled,
+				     cached))
 		return -ENOMEM;
 	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
 	one = ion_system_one_index(len);

@@ -16,6 +16,9 @@
  *  - the auto heap, buffers of RAM / 512 (4 MiB in 2 GiB) each used once
  *    (DMA_BUF_IOCTL_SYNC START backs it) and held until one fails: ENOMEM
  *    with the same 1/32 left (its backing leaves the same reserve);
+ *  - the reserve counts only pooled chunks a buffer can take: 64 MiB
+ *    cached with MemAvailable 32 MiB above the reserve is refused beside
+ *    256 MiB of uncached pooled chunks, made from 256 MiB of cached ones;
  *  - then: the test process (and its children) survived, the kernel log
  *    has no "Out of memory" / "Killed process" line and oom_kill in
  *    /proc/vmstat did not move, everything is freed and a normal
@@ -180,6 +183,105 @@ static void run(const char *name, unsigned long long len, unsigned int mask,
 	run_min(name, len, mask, legacy, hold, 0);
 }
 
+/*
+ * A child touching anonymous memory until MemAvailable is at most
+ * @target bytes; it says so on @out and holds it until killed.
+ */
+static pid_t hog_until(long long target, int out)
+{
+	const size_t step = 8 << 20;
+	pid_t pid = fork();
+	char *p;
+
+	if (pid)
+		return pid;
+	while (ht_meminfo("MemAvailable") > target) {
+		p = mmap(NULL, step, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		memset(p, 1, step);
+	}
+	if (write(out, "h", 1) != 1)
+		_exit(2);
+	pause();
+	_exit(0);
+}
+
+/*
+ * The reserve counts only the pooled chunks a buffer can take: with the
+ * pools full of 256 MiB of one cache mode and MemAvailable 32 MiB above
+ * the reserve (1/16 of RAM), a 64 MiB cached buffer is refused with
+ * ENOMEM when the pooled chunks are uncached, and made from them when
+ * they are cached.
+ */
+static void reserve_pools_case(int ion, unsigned long long total)
+{
+	static const unsigned int modes[] = { 0, ION_FLAG_CACHED };
+	const long long reserve = total / 16, piece = 64 << 20;
+	int bufs[4], pfd[2], fd, err, i, n;
+	struct it_param cap;
+	unsigned int m;
+	char c;
+	pid_t hog;
+
+	if (total < (1ULL << 30) || total > (4ULL << 30)) {
+		tap_skip("reserve and pools", "RAM not between 1 and 4 GiB");
+		return;
+	}
+	if (it_param_save(&cap, "pool_max_mb") ||
+	    it_param_set("pool_max_mb", "256")) {
+		tap_ok(0, "reserve and pools: pool_max_mb=256");
+		return;
+	}
+	for (m = 0; m < IT_ARRAY_SIZE(modes); m++) {
+		const char *mode = modes[m] ? "cached" : "uncached";
+
+		ht_drop_pools();
+		for (n = 0; n < 4; n++) {
+			bufs[n] = it_alloc_fd(ion, piece, ION_HEAP_SYSTEM_MASK,
+					      modes[m]);
+			if (bufs[n] < 0)
+				break;
+		}
+		for (i = 0; i < n; i++)
+			close(bufs[i]);
+		ht_wait_deferred();
+		if (pipe2(pfd, O_CLOEXEC)) {
+			tap_ok(0, "reserve and pools: pipe");
+			break;
+		}
+		hog = hog_until(reserve + (32 << 20), pfd[1]);
+		close(pfd[1]);
+		if (hog < 0 || read(pfd[0], &c, 1) != 1) {
+			tap_ok(0, "reserve and pools: memory taken up to the reserve");
+			close(pfd[0]);
+			break;
+		}
+		close(pfd[0]);
+		tap_diag("%s pools: %lld MiB pooled, MemAvailable %lld MiB, reserve %lld MiB",
+			 mode, ht_system_num("pool_bytes") >> 20,
+			 ht_meminfo("MemAvailable") >> 20, reserve >> 20);
+		fd = it_alloc_fd(ion, piece, ION_HEAP_SYSTEM_MASK,
+				 ION_FLAG_CACHED);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+		if (modes[m])
+			tap_ok(!err,
+			       "reserve and pools: 64 MiB cached from cached pooled chunks (%s)",
+			       err ? strerror(err) : "made");
+		else
+			tap_ok(err == ENOMEM,
+			       "reserve and pools: 64 MiB cached refused beside uncached pooled chunks (%s)",
+			       err ? strerror(err) : "made");
+	}
+	ht_drop_pools();
+	it_param_restore(&cap);
+}
+
 int main(void)
 {
 	struct it_heaps hs;
@@ -231,6 +333,8 @@ int main(void)
 		run_min(name, len, ION_HEAP_AUTO_MASK, FIRST_USE, 1,
 			(long long)total / 32);
 	}
+
+	reserve_pools_case(ion, total);
 
 	/* The system is usable afterwards. */
 	fd = it_alloc_fd(ion, 64 << 20, ION_HEAP_SYSTEM_MASK, 0);
