@@ -19,7 +19,9 @@ frag=$top/scripts/debug-kernel.config
 key() {
 	local ver
 	ver=$(basename "${tarball:-none}" .tar.xz)
-	echo "$ver-$(sha256sum "$frag" | cut -c1-12)"
+	# The fragment's options and comments, not its licence line.
+	echo "$ver-$(grep -v '^# SPDX-License-Identifier:' "$frag" |
+		sha256sum | cut -c1-12)"
 }
 
 case "${1:-}" in
