@@ -72,10 +72,10 @@
  * down its address space (which tells the OOM killer it may choose
  * again) before it closes its files (which frees its buffers), and an
  * OOM in between would kill a second, innocent process.  While a victim
- * whose address space still carries ion's charge has a thread not yet
- * done exiting, ion's OOM notifier reports memory on its way, so the
- * allocation that ran out retries instead; for one victim at most
- * %ION_OOM_WAIT (the OOM reaper's own grace period) without its charge
+ * (from its kill on) whose address space still carries ion's charge has a
+ * thread not yet done exiting, ion's OOM notifier reports memory on its
+ * way, so the allocation that ran out retries instead; for one victim at
+ * most %ION_OOM_WAIT (the OOM reaper's own grace period) without its charge
  * going down, and %ION_OOM_WAIT_MAX (30 s) in all, so a victim stuck in
  * its exit cannot hold the OOM killer back for good (not even while
  * another process frees its buffers one by one), while one still closing
@@ -166,8 +166,14 @@ static struct mm_struct *ion_oom_pending(unsigned long *pages)
 	struct mm_struct *mm;
 
 	for_each_process(p) {
+		/*
+		 * From the kill on, not only once the victim's address space
+		 * is gone (MMF_OOM_SKIP): out_of_memory() asks the notifiers
+		 * before it looks for a victim, and one that finishes tearing
+		 * its address space down in between lets it choose again.
+		 */
 		mm = p->signal->oom_mm;
-		if (!mm || !ion_mm_flags_test(MMF_OOM_SKIP, mm))
+		if (!mm)
 			continue;
 		*pages = get_mm_counter(mm, MM_SHMEMPAGES);
 		if (*pages && ion_oom_exiting(p))

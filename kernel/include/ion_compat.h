@@ -225,13 +225,6 @@ static inline int ion_pfnmap_prepare(struct vm_area_struct *vma)
 }
 #endif
 
-/* 6.18: an mm's flags are read through mm_flags_test(). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0)
-#define ion_mm_flags_test(flag, mm)	test_bit(flag, &(mm)->flags)
-#else
-#define ion_mm_flags_test(flag, mm)	mm_flags_test(flag, mm)
-#endif
-
 /* 6.11: reserve_mem= and its lookup; before, no region is ever found. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 #define ION_HAVE_RESERVE_MEM	0
