@@ -390,15 +390,14 @@ err_put_chunks:
 static int ion_system_allocate(struct ion_heap *heap, struct ion_buffer *buffer)
 {
 	bool cached = buffer->flags & ION_FLAG_CACHED;
-	unsigned long len = buffer->size;
+	unsigned long len = buffer->size, npages = len >> PAGE_SHIFT;
 	unsigned int first = 0;
 	int ret, one;
 	bool big;
 
-	if (!ion_heap_leaves_reserve(len >> PAGE_SHIFT, ion_system_pooled,
-				     cached))
+	if (!ion_heap_leaves_reserve(npages, ion_system_pooled, cached))
 		return -ENOMEM;
-	big = (len >> PAGE_SHIFT) > totalram_pages() / 2;
+	big = npages > totalram_pages() / 2;
 	one = ion_system_one_index(len);
 	if (one >= 0) {
 		ret = ion_system_allocate_one(buffer, ion_system_orders[one],

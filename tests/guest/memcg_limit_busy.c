@@ -87,6 +87,16 @@ static int pin(pid_t pid, int cpu)
 }
 
 
+/* Pin the pool worker @kworker to @cpu, its affinity saved in @saved. */
+static int pin_worker(pid_t kworker, int cpu, cpu_set_t *saved,
+		      const char *what)
+{
+	return tap_ok(kworker > 0 &&
+		      !sched_getaffinity(kworker, sizeof(*saved), saved) &&
+		      !pin(kworker, cpu),
+		      "%sthe pool worker pinned to CPU %d", what, cpu);
+}
+
 /* A nice -20 busy loop on @cpu for SPIN_S seconds (it ends by itself). */
 static pid_t spinner(int cpu)
 {
@@ -116,10 +126,7 @@ static void test_busy(struct it_worker *a, struct it_worker *b, int cpu)
 	cpu_set_t saved;
 	int running;
 
-	if (!tap_ok(kworker > 0 &&
-		    !sched_getaffinity(kworker, sizeof(saved), &saved) &&
-		    !pin(kworker, cpu),
-		    "the pool worker pinned to CPU %d", cpu))
+	if (!pin_worker(kworker, cpu, &saved, ""))
 		return;
 	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
 	tap_ok(r.done == A_MB, "a: %d MiB of buffers", A_MB);
@@ -197,10 +204,7 @@ static void test_block(struct it_worker *a, int cpu)
 		tap_skip("block room", "no uncached blocks (x86 only)");
 		return;
 	}
-	if (!tap_ok(kworker > 0 &&
-		    !sched_getaffinity(kworker, sizeof(saved), &saved) &&
-		    !pin(kworker, cpu),
-		    "block room: the pool worker pinned to CPU %d", cpu))
+	if (!pin_worker(kworker, cpu, &saved, "block room: "))
 		return;
 	r = it_worker_alloc(a, A_MB, MIB_LL, sys, ION_FLAG_CACHED);
 	tap_ok(r.done == A_MB, "block room: a holds %d MiB", A_MB);
